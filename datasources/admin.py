@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+
+from .connectors import ConnectorError, connector_for
+from .models import Datasource
+
+
+class DatasourceAdminForm(forms.ModelForm):
+    # render_value=False: the stored password never reaches the page's HTML.
+    password = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="Write-only. Leave blank to keep the stored password; tick “clear password” to remove it.",
+    )
+    clear_password = forms.BooleanField(required=False, label="Clear password")
+
+    class Meta:
+        model = Datasource
+        fields = [
+            "name",
+            "type",
+            "description",
+            "host",
+            "port",
+            "database",
+            "username",
+            "path",
+            "format",
+            "options",
+            "allowed_groups",
+        ]
+
+    def clean(self):
+        cleaned = super().clean()
+        instance = self.instance
+        for field in (
+            "name",
+            "type",
+            "description",
+            "host",
+            "port",
+            "database",
+            "username",
+            "path",
+            "format",
+            "options",
+        ):
+            if field in cleaned:
+                setattr(instance, field, cleaned[field] if cleaned[field] is not None or field == "port" else "")
+        if cleaned.get("clear_password"):
+            instance.password = ""
+        elif cleaned.get("password"):
+            instance.password = cleaned["password"]
+        for field, problems in instance.validate_config().items():
+            target = field if field in self.fields else None
+            for problem in problems:
+                self.add_error(target, problem)
+        return cleaned
+
+
+@admin.register(Datasource)
+class DatasourceAdmin(admin.ModelAdmin):
+    form = DatasourceAdminForm
+    list_display = ["name", "type", "location", "has_password", "groups"]
+    list_filter = ["type"]
+    search_fields = ["name", "host", "database", "path"]
+    filter_horizontal = ["allowed_groups"]
+    actions = ["test_connection"]
+    fieldsets = [
+        (None, {"fields": ["name", "type", "description"]}),
+        ("Database server", {"fields": ["host", "port", "database", "username", "password", "clear_password"]}),
+        ("Files", {"fields": ["path", "format"]}),
+        ("Advanced", {"fields": ["options", "allowed_groups"]}),
+    ]
+
+    @admin.display(boolean=True, description="Password set")
+    def has_password(self, obj: Datasource) -> bool:
+        return obj.has_password
+
+    @admin.display(description="Groups")
+    def groups(self, obj: Datasource) -> str:
+        return ", ".join(g.name for g in obj.allowed_groups.all()) or "everyone"
+
+    @admin.action(description="Test connection")
+    def test_connection(self, request, queryset):
+        for datasource in queryset:
+            try:
+                message = connector_for(datasource).test()
+            except ConnectorError as exc:
+                self.message_user(request, f"{datasource.name}: {exc}", messages.ERROR)
+            else:
+                self.message_user(request, f"{datasource.name}: {message}", messages.SUCCESS)

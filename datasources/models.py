@@ -1,0 +1,176 @@
+"""Admin-managed connections to the data that checks read."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import models
+from django.db.models import Q
+
+from . import crypto
+
+REMOTE_SCHEMES = ("hdfs", "s3a")
+OPTION_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
+
+
+class DatasourceQuerySet(models.QuerySet):
+    def visible_to(self, user) -> DatasourceQuerySet:
+        """Admins see every datasource; others those open to all or to one of their groups."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        return self.filter(Q(allowed_groups__isnull=True) | Q(allowed_groups__in=user.groups.all())).distinct()
+
+
+class Datasource(models.Model):
+    class Type(models.TextChoices):
+        POSTGRESQL = "postgresql", "PostgreSQL"
+        MYSQL = "mysql", "MySQL / MariaDB"
+        FILE = "file", "Files (Parquet, CSV, JSON, ORC)"
+
+    class FileFormat(models.TextChoices):
+        PARQUET = "parquet", "Parquet"
+        CSV = "csv", "CSV"
+        JSON = "json", "JSON (one object per line)"
+        ORC = "orc", "ORC"
+
+    DEFAULT_PORTS = {Type.POSTGRESQL: 5432, Type.MYSQL: 3306}
+
+    name = models.CharField(max_length=100, unique=True, help_text="A short name users pick in forms.")
+    type = models.CharField(max_length=20, choices=Type.choices)
+    description = models.TextField(blank=True)
+    host = models.CharField(max_length=255, blank=True)
+    port = models.PositiveIntegerField(null=True, blank=True)
+    database = models.CharField(max_length=255, blank=True)
+    username = models.CharField(max_length=255, blank=True)
+    # Fernet ciphertext; read and write through `.password`, never this column.
+    password_ciphertext = models.TextField(blank=True, default="", editable=False)
+    path = models.CharField(
+        max_length=1000,
+        blank=True,
+        help_text="File sources: a directory under DQ_FILE_ROOTS, or an hdfs:// or s3a:// URI.",
+    )
+    format = models.CharField(max_length=10, choices=FileFormat.choices, blank=True)
+    options = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}.',
+    )
+    allowed_groups = models.ManyToManyField(
+        Group, blank=True, related_name="datasources", help_text="Leave empty to let every signed-in user use it."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DatasourceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    # --- secrets ---------------------------------------------------------------------------
+    @property
+    def password(self) -> str:
+        return crypto.decrypt(self.password_ciphertext) if self.password_ciphertext else ""
+
+    @password.setter
+    def password(self, plaintext: str) -> None:
+        self.password_ciphertext = crypto.encrypt(plaintext) if plaintext else ""
+
+    @property
+    def has_password(self) -> bool:
+        return bool(self.password_ciphertext)
+
+    # --- derived ---------------------------------------------------------------------------
+    @property
+    def is_remote_path(self) -> bool:
+        return urlsplit(self.path).scheme in REMOTE_SCHEMES
+
+    @property
+    def location(self) -> str:
+        """Where the data lives, for lists and messages (never includes a secret)."""
+        if self.type == self.Type.FILE:
+            return self.path
+        return f"{self.host}:{self.port}/{self.database}"
+
+    def validate_config(self) -> dict[str, list[str]]:
+        """Field-level problems with this configuration; empty when it is usable.
+
+        Used by the API serializer and the admin form, so both refuse the same things.
+        """
+        if self.type == self.Type.FILE:
+            return self._file_problems()
+        if self.type in (self.Type.POSTGRESQL, self.Type.MYSQL):
+            return self._server_problems()
+        return {"type": [f"Unknown type {self.type!r}; choose one of {', '.join(self.Type.values)}."]}
+
+    def _server_problems(self) -> dict[str, list[str]]:
+        problems: dict[str, list[str]] = {}
+        if not self.host.strip():
+            problems["host"] = ["A host name or IP address is required for a database server."]
+        elif not re.fullmatch(r"[A-Za-z0-9.\-:\[\]_]+", self.host):
+            problems["host"] = ["A host may contain only letters, digits, dots, dashes and colons."]
+        if self.port is None:
+            self.port = self.DEFAULT_PORTS[self.type]
+        elif not 1 <= self.port <= 65535:
+            problems["port"] = ["A port must be between 1 and 65535."]
+        if not self.database.strip():
+            problems["database"] = ["The database to read is required."]
+        if not self.username.strip():
+            problems["username"] = ["A user name is required."]
+        if self.path or self.format:
+            problems.setdefault("path", []).append("Only file datasources take a path and a format.")
+        problems.update(self._option_problems())
+        return problems
+
+    def _file_problems(self) -> dict[str, list[str]]:
+        problems: dict[str, list[str]] = {}
+        if not self.format:
+            problems["format"] = [f"Choose the file format: {', '.join(self.FileFormat.values)}."]
+        path_problem = self._path_problem()
+        if path_problem:
+            problems["path"] = [path_problem]
+        if self.host or self.database or self.username or self.password_ciphertext:
+            problems["host"] = ["File datasources take no host, database, user name or password."]
+        problems.update(self._option_problems())
+        return problems
+
+    def _path_problem(self) -> str | None:
+        if not self.path.strip():
+            return "A directory path or an hdfs:// or s3a:// URI is required."
+        scheme = urlsplit(self.path).scheme
+        if scheme in REMOTE_SCHEMES:
+            return None
+        if scheme not in ("", "file"):
+            return f"Unsupported URI scheme {scheme!r}: use a local path, hdfs:// or s3a://."
+        local = Path(urlsplit(self.path).path if scheme == "file" else self.path)
+        if not local.is_absolute():
+            return "A local path must be absolute."
+        resolved = local.resolve()
+        roots = settings.DQ_FILE_ROOTS
+        if not any(resolved == root or root in resolved.parents for root in roots):
+            allowed = ", ".join(str(r) for r in roots) or "(none configured)"
+            return f"The path must lie under one of the allowed file roots (DQ_FILE_ROOTS): {allowed}."
+        return None
+
+    def _option_problems(self) -> dict[str, list[str]]:
+        if not isinstance(self.options, dict):
+            return {"options": ["Options must be a JSON object of names to values."]}
+        bad = [k for k, v in self.options.items() if not OPTION_KEY.match(str(k)) or isinstance(v, (dict, list))]
+        if bad:
+            return {
+                "options": [f"Option names must be simple identifiers with scalar values: {', '.join(map(str, bad))}."]
+            }
+        return {}
+
+    def local_path(self) -> Path:
+        """The resolved local directory of a file datasource (validated to lie under a root)."""
+        parts = urlsplit(self.path)
+        return Path(parts.path if parts.scheme == "file" else self.path).resolve()

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+from django.contrib.auth.models import Group
+from rest_framework import serializers
+
+from .models import Datasource
+
+
+class DatasourceSerializer(serializers.ModelSerializer):
+    """Marshals datasources; `Datasource.validate_config` decides what is valid.
+
+    `password` is write-only: omit it to keep the stored one, send "" to clear it. Responses carry
+    `has_password` instead, so nobody can read a secret back.
+    """
+
+    password = serializers.CharField(
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=1000,
+        style={"input_type": "password"},
+    )
+    has_password = serializers.BooleanField(read_only=True)
+    allowed_groups = serializers.SlugRelatedField(
+        slug_field="name",
+        queryset=Group.objects.all(),
+        many=True,
+        required=False,
+        help_text="Names of the groups that may use this datasource; empty means every signed-in user.",
+    )
+    type = serializers.ChoiceField(
+        choices=Datasource.Type.choices,
+        error_messages={"invalid_choice": 'Unknown type "{input}"; choose postgresql, mysql or file.'},
+    )
+    format = serializers.ChoiceField(choices=Datasource.FileFormat.choices, required=False, allow_blank=True)
+    port = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        error_messages={"invalid": "A port must be a whole number between 1 and 65535."},
+    )
+
+    class Meta:
+        model = Datasource
+        fields = [
+            "id",
+            "name",
+            "type",
+            "description",
+            "host",
+            "port",
+            "database",
+            "username",
+            "password",
+            "has_password",
+            "path",
+            "format",
+            "options",
+            "allowed_groups",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "created_at", "updated_at"]
+
+    def validate(self, attrs):
+        instance = self.instance or Datasource()
+        candidate = Datasource(
+            **{f.name: getattr(instance, f.name) for f in Datasource._meta.concrete_fields if f.name != "id"}
+        )
+        for key, value in attrs.items():
+            if key != "allowed_groups":
+                setattr(candidate, key, value if value is not None or key == "port" else "")
+        problems = candidate.validate_config()
+        if problems:
+            raise serializers.ValidationError(problems)
+        attrs["port"] = candidate.port  # the type's default port when none was given
+        return attrs
+
+    def _save(self, instance: Datasource, validated: dict) -> Datasource:
+        groups = validated.pop("allowed_groups", None)
+        for key, value in validated.items():
+            setattr(instance, key, value)
+        instance.save()
+        if groups is not None:
+            instance.allowed_groups.set(groups)
+        return instance
+
+    def create(self, validated_data):
+        return self._save(Datasource(), validated_data)
+
+    def update(self, instance, validated_data):
+        return self._save(instance, validated_data)
+
+
+class ConnectionTestSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    message = serializers.CharField()
+
+
+class TableSerializer(serializers.Serializer):
+    name = serializers.CharField()
+
+
+class ColumnSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.CharField()

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import logging
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.response import Response
+
+from .connectors import ConnectorError, TableNotFound, connector_for
+from .models import Datasource
+from .serializers import ColumnSerializer, ConnectionTestSerializer, DatasourceSerializer, TableSerializer
+
+log = logging.getLogger(__name__)
+
+
+class SourceUnavailable(APIException):
+    """The datasource itself did not answer: the gateway's upstream failed, not the request."""
+
+    status_code = status.HTTP_502_BAD_GATEWAY
+    default_detail = "The datasource could not be reached."
+
+
+class AdminWritesOnly(permissions.BasePermission):
+    message = "Only administrators may create, change or delete datasources."
+
+    def has_permission(self, request, view):
+        if request.method in permissions.SAFE_METHODS or getattr(view, "action", None) == "test":
+            return True
+        return bool(request.user and request.user.is_staff)
+
+
+class DatasourceViewSet(viewsets.ModelViewSet):
+    """Datasources the caller may use. Admins write; everyone else reads without secrets.
+
+    A datasource limited to groups the caller is not in answers 404, as if it did not exist.
+    """
+
+    serializer_class = DatasourceSerializer
+    permission_classes = [permissions.IsAuthenticated, AdminWritesOnly]
+
+    def get_queryset(self):
+        return Datasource.objects.visible_to(self.request.user).prefetch_related("allowed_groups")
+
+    @extend_schema(request=None, responses=ConnectionTestSerializer)
+    @action(detail=True, methods=["post"])
+    def test(self, request, pk=None):
+        datasource = self.get_object()
+        try:
+            message = connector_for(datasource).test()
+        except ConnectorError as exc:
+            log.info("Connection test of datasource %s failed: %s", datasource.pk, exc)
+            return Response({"ok": False, "message": str(exc)})
+        return Response({"ok": True, "message": message})
+
+    @extend_schema(responses=TableSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def tables(self, request, pk=None):
+        datasource = self.get_object()
+        try:
+            names = connector_for(datasource).tables()
+        except ConnectorError as exc:
+            raise SourceUnavailable(str(exc)) from None
+        return Response([{"name": name} for name in names])
+
+    @extend_schema(
+        parameters=[OpenApiParameter("table", str, required=True, description="A name from tables/.")],
+        responses=ColumnSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def columns(self, request, pk=None):
+        datasource = self.get_object()
+        table = request.query_params.get("table", "").strip()
+        if not table:
+            raise ValidationError({"table": ["This query parameter is required: a table name from tables/."]})
+        try:
+            columns = connector_for(datasource).columns(table)
+        except TableNotFound as exc:
+            raise NotFound(str(exc)) from None
+        except ConnectorError as exc:
+            raise SourceUnavailable(str(exc)) from None
+        return Response([{"name": c.name, "type": c.type} for c in columns])

@@ -1,0 +1,267 @@
+"""The one settings module, driven by the environment (django-environ).
+
+Every value has a safe embedded default for a laptop (SQLite, a filesystem Celery broker, Spark
+local[2], everything under ./var/). `DQ_ENV=production` refuses to start without a real
+SECRET_KEY and Fernet key, turns DEBUG off and secure cookies on. A malformed value stops the
+process with a message naming the variable, rather than surfacing later as a 500.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import environ
+from cryptography.fernet import Fernet
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = environ.Env()
+
+
+def _env(kind: str, name: str, **kwargs):
+    """Read `name` with django-environ's `kind` parser; a bad value names the variable."""
+    parse = getattr(env, kind) if kind else env
+    try:
+        return parse(name, **kwargs)
+    except (ValueError, TypeError, ImproperlyConfigured) as exc:
+        raise ImproperlyConfigured(f"Environment variable {name} has a bad value: {exc}") from exc
+
+
+def _bool(name: str, default: bool) -> bool:
+    """Strict: django-environ reads any unknown word as False, which would hide a typo."""
+    raw = _env("str", name, default="").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be true or false; got {raw!r}.")
+
+
+def _choice(name: str, default: str, allowed: tuple[str, ...]) -> str:
+    value = _env("str", name, default=default)
+    if value not in allowed:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(allowed)}; got {value!r}.")
+    return value
+
+
+DQ_ENV = _choice("DQ_ENV", "development", ("development", "production"))
+PRODUCTION = DQ_ENV == "production"
+
+VAR_DIR = Path(_env("str", "DQ_VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _local_secret(filename: str, make) -> str:
+    """A development secret kept in ./var so that restarts keep sessions and ciphertexts."""
+    path = VAR_DIR / filename
+    if not path.exists():
+        path.write_text(make())
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+# --- secrets ---------------------------------------------------------------------------------
+SECRET_KEY = _env("str", "SECRET_KEY", default="")
+if not SECRET_KEY:
+    if PRODUCTION:
+        raise ImproperlyConfigured("DQ_ENV=production needs SECRET_KEY (50+ random characters).")
+    SECRET_KEY = _local_secret("secret_key", lambda: secrets.token_urlsafe(50))
+elif PRODUCTION and (len(SECRET_KEY) < 50 or SECRET_KEY.startswith("django-insecure")):
+    raise ImproperlyConfigured("SECRET_KEY is too weak for production: use 50+ random characters.")
+
+# Fernet keys for datasource secrets. The first key encrypts; every key decrypts, so a rotation
+# is: put the new key first, keep the old ones until `manage.py rotate_secrets` has run.
+_fernet_keys = _env("list", "DQ_FERNET_KEYS", default=[])
+if not _fernet_keys:
+    if PRODUCTION:
+        raise ImproperlyConfigured(
+            "DQ_ENV=production needs DQ_FERNET_KEYS (comma-separated; make one with "
+            "`python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'`)."
+        )
+    _fernet_keys = [_local_secret("fernet_key", lambda: Fernet.generate_key().decode())]
+for _index, _key in enumerate(_fernet_keys):
+    try:
+        Fernet(_key.encode())
+    except (ValueError, TypeError) as exc:
+        raise ImproperlyConfigured(
+            f"DQ_FERNET_KEYS entry {_index + 1} is not a Fernet key (32 url-safe base64 bytes)."
+        ) from exc
+DQ_FERNET_KEYS = _fernet_keys
+
+DEBUG = False if PRODUCTION else _bool("DEBUG", True)
+ALLOWED_HOSTS = _env("list", "ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = _env("list", "CSRF_TRUSTED_ORIGINS", default=[])
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- apps ------------------------------------------------------------------------------------
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_celery_beat",
+    "django_celery_results",
+    "datasources",
+    "rules",
+    "executions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "dq_platform.urls"
+WSGI_APPLICATION = "dq_platform.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# --- database --------------------------------------------------------------------------------
+DATABASES = {
+    "default": _env("db", "DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+}
+if not DATABASES["default"].get("ENGINE", "").startswith("django.db.backends."):
+    raise ImproperlyConfigured(
+        "DATABASE_URL must be sqlite:///PATH, postgres://USER:PASSWORD@HOST:PORT/DB or mysql://...; "
+        f"got scheme {str(_env('str', 'DATABASE_URL')).split(':', 1)[0]!r}."
+    )
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The worker writes results while the web process writes too: WAL + IMMEDIATE transactions
+    # avoid "database is locked" (stack-notes T12).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+    )
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = _env("str", "TIME_ZONE", default="UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [p for p in [BASE_DIR / "frontend" / "dist"] if p.exists()]
+
+# --- API -------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "dq_platform.api_errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Data quality platform API",
+    "DESCRIPTION": "Datasources, rule templates, checks, runs and results.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Celery ----------------------------------------------------------------------------------
+CELERY_BROKER_URL = _env("str", "CELERY_BROKER_URL", default="filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem"):
+    # kombu's filesystem transport: no server to install; in and out must be the same folder
+    # for one shared queue, and kombu does not create the folders (stack-notes T11).
+    _broker_dir = VAR_DIR / "celery-broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+        "polling_interval": 0.1,
+    }
+    for _folder in ("queue", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+elif not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://", "memory://")):
+    raise ImproperlyConfigured(
+        "CELERY_BROKER_URL must start with filesystem://, redis://, rediss://, amqp:// or memory://."
+    )
+CELERY_RESULT_BACKEND = _env("str", "CELERY_RESULT_BACKEND", default="django-db")
+CELERY_RESULT_EXTENDED = True
+CELERY_TASK_TRACK_STARTED = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = _bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Spark work has its own queue so a worker holding a JVM (-c 1) takes only that (stack-notes T13).
+DQ_SPARK_QUEUE = "spark"
+CELERY_TASK_DEFAULT_QUEUE = "default"
+
+# --- engine and data -------------------------------------------------------------------------
+DQ_SPARK_MASTER = _env("str", "DQ_SPARK_MASTER", default="local[2]")
+DQ_SPARK_JARS = _env(
+    "list",
+    "DQ_SPARK_JARS",
+    default=["/usr/share/java/postgresql.jar", "/usr/share/java/mariadb-java-client.jar"],
+)
+DQ_ERROR_DATA_ROOT = Path(_env("str", "DQ_ERROR_DATA_ROOT", default=str(VAR_DIR / "error-data")))
+DQ_ERROR_ROWS_LIMIT = _env("int", "DQ_ERROR_ROWS_LIMIT", default=1000)
+# Local file datasources must lie under one of these directories; remote URIs (hdfs://, s3a://)
+# are passed to Spark as they are.
+DQ_FILE_ROOTS = [
+    Path(p).resolve() for p in _env("list", "DQ_FILE_ROOTS", default=[str(VAR_DIR / "demo"), str(VAR_DIR / "files")])
+]
+DQ_CONNECT_TIMEOUT = _env("int", "DQ_CONNECT_TIMEOUT", default=5)
+if not 1 <= DQ_CONNECT_TIMEOUT <= 120:
+    raise ImproperlyConfigured("DQ_CONNECT_TIMEOUT must be between 1 and 120 seconds.")
+if DQ_ERROR_ROWS_LIMIT < 0:
+    raise ImproperlyConfigured("DQ_ERROR_ROWS_LIMIT must be 0 or more.")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": _env("str", "LOG_LEVEL", default="INFO")},
+    "loggers": {"py4j": {"level": "WARNING"}},
+}
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+os.environ.setdefault("SPARK_CONF_DIR", str(BASE_DIR / "conf" / "spark"))

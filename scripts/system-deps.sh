@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Debian packages the platform needs beyond Python: Java for Spark and the JDBC drivers Spark
+# loads through spark.jars. Installed only when missing, and only when we are root.
+set -euo pipefail
+
+need=()
+[ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
+[ -f /usr/share/java/mariadb-java-client.jar ] || need+=(libmariadb-java)
+command -v java >/dev/null || need+=(openjdk-17-jre-headless)
+if [ "${DQ_WITH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null; then need+=(chromium); fi
+
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+if [ "$(id -u)" != 0 ]; then
+  echo "Missing system packages: ${need[*]}. Install them with: sudo apt-get install -y ${need[*]}" >&2
+  exit 1
+fi
+echo "Installing system packages: ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${need[@]}" >/dev/null

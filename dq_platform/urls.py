@@ -8,6 +8,7 @@ from . import views
 api_v1 = [
     path("auth/token/", views.ObtainTokenView.as_view(), name="auth-token"),
     path("", include("datasources.urls")),
+    path("", include("rules.urls")),
 ]
 
 urlpatterns = [

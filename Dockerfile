@@ -1,0 +1,34 @@
+# One image for web, worker, beat and the Spark master and worker: the pip pyspark brings
+# spark-class, Debian brings Java and the JDBC drivers that DQ_SPARK_JARS points at.
+# bookworm, not the newer default base: Debian 13 no longer ships OpenJDK 17.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DQ_VAR_DIR=/var/lib/dq \
+    SPARK_CONF_DIR=/app/conf/spark \
+    PYSPARK_PYTHON=/usr/local/bin/python
+
+# The JRE's postinst links its man pages, and slim images delete /usr/share/man.
+RUN mkdir -p /usr/share/man/man1 \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends openjdk-17-jre-headless libpostgresql-jdbc-java libmariadb-java \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+# Requirements first, so a code change does not reinstall every package.
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY . .
+# /var/lib/dq/error-data exists in the image, owned by dq, so a fresh named volume mounted there
+# starts with that owner.
+RUN useradd --system --uid 10001 --home-dir /var/lib/dq dq \
+ && mkdir -p /var/lib/dq/error-data /data \
+ && chown -R dq:dq /var/lib/dq
+USER dq
+
+EXPOSE 8000
+CMD ["python", "manage.py", "runserver", "0.0.0.0:8000", "--noreload", "--insecure"]

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from datasources import demo
+from datasources.models import Datasource
+
+
+@dataclass(frozen=True)
+class DemoSource:
+    name: str
+    format: str
+    path: Path
+    description: str
+    options: dict = field(default_factory=dict)
+
+
+def demo_sources(layout: demo.DemoLayout) -> list[DemoSource]:
+    return [
+        DemoSource(
+            "demo",
+            Datasource.FileFormat.PARQUET,
+            layout.parquet_dir,
+            "Demo orders with planted defects (see README.txt beside this folder).",
+        ),
+        DemoSource(
+            "demo_csv",
+            Datasource.FileFormat.CSV,
+            layout.csv_dir,
+            "Demo customers (CSV) with planted defects (see README.txt beside this folder).",
+            {"header": "true"},
+        ),
+    ]
+
+
+class Command(BaseCommand):
+    help = "Write the demo data set (known, documented defects) under VAR_DIR/demo and register its datasources."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--force", action="store_true", help="Rewrite the demo files even if they are current.")
+
+    def handle(self, *args, force: bool = False, **options) -> None:
+        layout = demo.DemoLayout(Path(settings.VAR_DIR) / "demo")
+        if demo.ensure_demo_data(layout.root, force=force):
+            self.stdout.write(f"Wrote demo data to {layout.root} (planted defects listed in {layout.readme}).")
+        else:
+            self.stdout.write(f"Demo data already in {layout.root} (use --force to rewrite it).")
+        with transaction.atomic():
+            for source in demo_sources(layout):
+                self._register(source)
+
+    def _register(self, source: DemoSource) -> None:
+        existing = Datasource.objects.filter(name=source.name).first()
+        if existing is None:
+            self._create(source)
+        elif (existing.type, existing.format, existing.path) == (Datasource.Type.FILE, source.format, str(source.path)):
+            self.stdout.write(f"Datasource {source.name!r} already registered.")
+        else:
+            # Someone made or edited a datasource with this name: theirs to keep, not ours to overwrite.
+            self.stderr.write(
+                self.style.WARNING(
+                    f"Datasource {source.name!r} exists with another configuration ({existing.location}); "
+                    "left unchanged."
+                )
+            )
+
+    def _create(self, source: DemoSource) -> None:
+        datasource = Datasource(
+            name=source.name,
+            type=Datasource.Type.FILE,
+            format=source.format,
+            path=str(source.path),
+            description=source.description,
+            options=source.options,
+        )
+        problems = datasource.validate_config()
+        if problems:
+            details = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in problems.items())
+            raise CommandError(f"The demo datasource {source.name!r} is not valid here: {details}")
+        datasource.save()
+        self.stdout.write(f"Created datasource {source.name!r} ({source.format}, {source.path}).")

@@ -1,0 +1,771 @@
+"""Parse the SQL users write for checks and refuse anything that is not read-only or not the expected shape.
+
+Users write two kinds of SQL (DESIGN.md, "Rules: templates are data"):
+
+- row filters (`src_filter`, `target_filter`): ONE boolean expression, like the part after WHERE;
+- custom statistic queries (`statistics_execute_sql`, `comparison_execute_sql`): ONE read-only SELECT
+  over the placeholder tables `${src_table}` / `${target_table}`, returning one numeric column.
+
+Everything is parsed with SQLGlot in the Spark dialect and checked on the syntax tree; the engine then
+runs SQL *rendered from that tree* (identifiers quoted, comments dropped, placeholders bound to temp
+views as quoted identifiers), never the user's text (CONVENTIONS.md, "The engine"). A refusal is an
+`UnsafeSQL` whose message is written for the person who typed the SQL.
+
+The engine must keep Spark's `spark.sql.parser.escapedStringLiterals` at its default (false): the
+rendered string literals use backslash escapes.
+
+Pure Python: imports SQLGlot only (no Django, no PySpark), so the web app can validate a rule form
+with the same code the engine runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.spark import Spark
+from sqlglot.errors import ParseError, SqlglotError, TokenError
+from sqlglot.optimizer.annotate_types import annotate_types
+
+__all__ = [
+    "FORBIDDEN_FUNCTIONS",
+    "MAX_SQL_LENGTH",
+    "ParsedSelect",
+    "UnsafeSQL",
+    "filter_to_spark_sql",
+    "parse_filter",
+    "parse_select",
+]
+
+DIALECT = "spark"
+
+# Longer text is refused before parsing: a filter or a one-number query has no business being this big,
+# and the parser is recursive (deep nesting is refused too, see _depth_guard).
+MAX_SQL_LENGTH = 100_000
+
+# Functions refused anywhere in user SQL, lower-case. Matched on the parsed call (SQLGlot's names for
+# the function class, or the name as written) and again on the rendered SQL's tokens.
+FORBIDDEN_FUNCTIONS = frozenset(
+    {
+        # Call any static Java method on the driver/executors: arbitrary code execution.
+        "reflect",
+        "java_method",
+        "try_reflect",
+        # Reveal the files behind the scan (paths of the data lake).
+        "input_file_name",
+        "input_file_block_start",
+        "input_file_block_length",
+        # Session and environment state: who runs the job, which catalog/database, which version.
+        "current_user",
+        "user",
+        "session_user",
+        "current_catalog",
+        "current_database",
+        "current_schema",
+        "version",
+        "current_version",
+        # Databricks: group membership, secrets, metastore identity.
+        "is_member",
+        "is_account_group_member",
+        "secret",
+        "try_secret",
+        "list_secrets",
+        "current_metastore",
+        "current_recipient",
+        # Read files, streams or the network, or call external services.
+        "read_files",
+        "read_kafka",
+        "read_kinesis",
+        "read_pubsub",
+        "read_pulsar",
+        "read_statestore",
+        "read_state_metadata",
+        "cloud_files_state",
+        "http_request",
+        "ai_query",
+        # Load schema/descriptor files named by the caller (from_protobuf's descFilePath, Avro's
+        # avroSchemaUrl option).
+        "from_protobuf",
+        "to_protobuf",
+        "from_avro",
+        "to_avro",
+        # IDENTIFIER('name') turns a string into a table or column name, dodging the name checks.
+        "identifier",
+    }
+)
+
+# Names Spark resolves to session functions when written bare (no parentheses) and no column has that
+# name (Spark's LiteralFunctionResolution). A bare column with such a name could read the session user.
+_BARE_SESSION_NAMES = frozenset(
+    {"current_user", "user", "session_user", "current_catalog", "current_database", "current_schema"}
+)
+
+# Generators that yield several output columns from one select-list item.
+_MULTI_COLUMN_GENERATORS = frozenset(
+    {"posexplode", "posexplode_outer", "inline", "inline_outer", "json_tuple", "stack"}
+)
+
+
+def _classes(*names: str) -> tuple[type, ...]:
+    """SQLGlot classes by name, skipping any a given SQLGlot version lacks (the list is a deny-list)."""
+    return tuple(cls for name in names if isinstance(cls := getattr(exp, name, None), type))
+
+
+# Statements that change data, schema or session, or run commands: refused anywhere in the tree.
+# exp.DDL/exp.DML cover CREATE, INSERT (incl. OVERWRITE), DELETE, UPDATE, MERGE, COPY; exp.Command is
+# SQLGlot's fallback for statements it does not model (CALL, SHOW, EXPLAIN, ADD JAR, MSCK, ...).
+_STATEMENT_NODES = _classes(
+    "DDL",
+    "DML",
+    "Command",
+    "Drop",
+    "Alter",
+    "TruncateTable",
+    "Merge",
+    "Set",
+    "Use",
+    "Grant",
+    "Revoke",
+    "Cache",
+    "Uncache",
+    "Refresh",
+    "LoadData",
+    "Describe",
+    "Analyze",
+    "Show",
+    "Pragma",
+    "Transaction",
+    "Commit",
+    "Rollback",
+    "Kill",
+    "MultitableInserts",
+    "Directory",
+    "Declare",
+    "Execute",
+    "Attach",
+    "Detach",
+    "Install",
+    "Export",
+    "Summarize",
+)
+
+# Readable names for statements whose SQL does not start with their keyword.
+_STATEMENT_WORDS = {"TruncateTable": "TRUNCATE", "LoadData": "LOAD DATA", "MultitableInserts": "INSERT"}
+
+# The placeholders are swapped for these identifiers before parsing, so SQLGlot sees ordinary table
+# names; user text containing the prefix is refused, so a sentinel always means a placeholder.
+_SENTINEL_PREFIX = "__dq_placeholder_"
+_SENTINEL_RE = re.compile(r"^__dq_placeholder_([A-Za-z_][A-Za-z0-9_]*)__$")
+_PLACEHOLDER_RE = re.compile(r"\$\{([^{}]*)\}")
+_PLACEHOLDER_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class UnsafeSQL(ValueError):
+    """User SQL that is refused; the message is meant for the person who wrote it."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Filters
+# --------------------------------------------------------------------------------------------------
+
+
+def parse_filter(text: str, columns: Iterable[str] | None = None) -> exp.Expression:
+    """Parse a row filter and return its expression, or raise UnsafeSQL.
+
+    A filter is applied row by row to one table, so it must be a single boolean expression over that
+    row's columns: no statements, subqueries, tables, aggregates, parameters or dangerous functions.
+    When `columns` is given (the table's schema), every referenced column must be one of them
+    (case-insensitive, as Spark resolves names). Comments are removed from the returned tree.
+    """
+    what = "filter"
+    if isinstance(columns, str):
+        raise TypeError("columns must be an iterable of column names, not one string")
+    text = _require_text(text, what)
+    if "${" in text:
+        raise UnsafeSQL(
+            "The filter cannot contain '${': Spark would replace ${...} with a configuration value. "
+            "Filters name columns directly, not placeholders."
+        )
+    with _depth_guard(what):
+        must = "The filter must be a single boolean expression"
+        tree = _parse_single(text, what, must)
+        _refuse_statement_root(tree, must, selecting=False)
+        _refuse_unsafe_nodes(tree, what)
+        _refuse_filter_only_nodes(tree)
+        _drop_comments(tree)
+        _require_condition(tree)
+        known = None if columns is None else list(columns)
+        _check_filter_columns(tree, known)
+        _check_rendered(_render_filter(tree), what)
+    return tree
+
+
+def filter_to_spark_sql(expr: exp.Expression) -> str:
+    """Render a parsed filter as Spark SQL: identifiers in backticks, no comments.
+
+    Quoting every identifier makes columns like `Ünïcode note` or `select` work, and rendering from
+    the tree (not the user's text) means nothing the parser did not understand reaches Spark.
+    """
+    with _depth_guard("filter"):
+        sql = _render_filter(expr)
+    _check_rendered(sql, "filter")
+    return sql
+
+
+def _render_filter(expr: exp.Expression) -> str:
+    """Render without the final text checks (parse_filter runs them itself, with its own wording)."""
+    return expr.sql(dialect=DIALECT, identify=True, comments=False)
+
+
+def _refuse_filter_only_nodes(tree: exp.Expression) -> None:
+    """Refuse what is harmless in a SELECT but meaningless or dangerous in a row filter."""
+    for node in tree.walk():
+        if isinstance(node, (exp.Query, exp.Values)):
+            raise UnsafeSQL(
+                "The filter cannot contain a subquery (SELECT ...); it may only use the columns of the row being checked."
+            )
+        if isinstance(node, exp.Table):
+            raise UnsafeSQL(
+                f"The filter cannot name a table (found {_table_display(node)}); "
+                "it may only use the columns of the row being checked."
+            )
+        if isinstance(node, (exp.AggFunc, exp.Window)):
+            raise UnsafeSQL(
+                f"The filter is applied to one row at a time, so it cannot use aggregate or window functions "
+                f"(found {_short_sql(node)})."
+            )
+
+
+def _require_condition(tree: exp.Expression) -> None:
+    """Refuse a top-level expression that is plainly not true/false (a literal, a column, arithmetic).
+
+    Pragmatic: comparisons, AND/OR/NOT, IN, BETWEEN, IS, LIKE/ILIKE/RLIKE and TRUE/FALSE pass; a
+    function or CASE passes when SQLGlot infers BOOLEAN or cannot infer a type (e.g. `isnotnull(x)`,
+    which it does not know); Spark reports anything else at run time.
+    """
+    node = tree
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean)):
+        return
+    if not isinstance(node, (exp.Column, exp.Literal, exp.Null, exp.Star)):
+        inferred = _inferred_type(node)
+        if inferred == "boolean" or (inferred == "unknown" and isinstance(node, exp.Func)):
+            return
+    raise UnsafeSQL(
+        "The filter must be a condition that is true or false for each row (for example amount > 0); "
+        f"found {_describe_non_condition(node)}."
+    )
+
+
+def _inferred_type(node: exp.Expression) -> str:
+    """SQLGlot's inferred type of an expression, lower-case ("boolean", "int", "unknown", ...)."""
+    try:
+        typed = annotate_types(node.copy(), dialect=DIALECT)
+    except Exception:  # type inference is best effort; a failure means "don't know"
+        return "unknown"
+    if typed.type is None:
+        return "unknown"
+    return typed.type.sql(dialect=DIALECT).lower()
+
+
+def _describe_non_condition(node: exp.Expression) -> str:
+    """Say in words what a non-condition filter is, with a hint for the usual mistake."""
+    if isinstance(node, exp.Literal):
+        return f"the text {node.sql(dialect=DIALECT)}" if node.is_string else f"the number {node.name}"
+    if isinstance(node, exp.Null):
+        return "NULL"
+    if isinstance(node, exp.Column):
+        name = node.sql(dialect=DIALECT)
+        return f"the column {name} alone (for a true/false column write {name} = true)"
+    return f"{_short_sql(node)}, which is not a condition"
+
+
+def _check_filter_columns(tree: exp.Expression, known: list[str] | None) -> None:
+    """Refuse columns the table does not have, and bare names Spark would read as session functions."""
+    known_folded = None if known is None else {name.casefold() for name in known}
+    unknown: list[str] = []
+    for column in tree.find_all(exp.Column):
+        if isinstance(column.this, exp.Star):
+            continue
+        parts = [part.name for part in column.parts]
+        root = parts[0]
+        if known_folded is not None:
+            if root.casefold() not in known_folded:
+                unknown.append(".".join(parts))
+        elif len(parts) == 1 and root.lower() in _BARE_SESSION_NAMES:
+            raise UnsafeSQL(
+                f"The filter uses {root}, which Spark may read as a session function rather than a column; "
+                "it can only be checked against the table's columns."
+            )
+    if unknown:
+        raise UnsafeSQL(_unknown_columns_message(list(dict.fromkeys(unknown)), known or []))
+
+
+def _unknown_columns_message(unknown: list[str], known: list[str]) -> str:
+    """Name the unknown columns and a few known ones, so the user can spot the typo."""
+    label = "Unknown column" if len(unknown) == 1 else "Unknown columns"
+    message = f"{label} in the filter: {', '.join(unknown)}."
+    if not known:
+        return message + " The table has no known columns."
+    shown = ", ".join(known[:8])
+    more = f", and {len(known) - 8} more" if len(known) > 8 else ""
+    return f"{message} Known columns include: {shown}{more}."
+
+
+# --------------------------------------------------------------------------------------------------
+# SELECT queries
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParsedSelect:
+    """A checked statistic query: one read-only SELECT over placeholder tables, one output column.
+
+    `expression` holds sentinel identifiers where the user wrote placeholders; treat it as read-only
+    (`to_spark_sql` works on a copy). `output_name` is the alias or column name of the output, or
+    None when Spark would make the name up (e.g. `SELECT count(*) FROM ...`): read it by position.
+    """
+
+    expression: exp.Expression
+    tables_used: frozenset[str]
+    output_name: str | None
+
+    def to_spark_sql(self, view_names: Mapping[str, str]) -> str:
+        """Render for Spark with each placeholder bound to a temp view name (a quoted identifier).
+
+        The view names come from the engine, never from the user's text, and are quoted, so any
+        name is safe. Every placeholder the query uses must be bound (ValueError otherwise: a bug).
+        """
+        missing = sorted(self.tables_used - set(view_names))
+        if missing:
+            raise ValueError(f"No view name given for placeholder(s): {', '.join(missing)}")
+        for name in self.tables_used:
+            if not isinstance(view_names[name], str) or not view_names[name]:
+                raise ValueError(f"The view name for {name} must be a non-empty string")
+        with _depth_guard("query"):
+            return _render_select(self.expression, view_names)
+
+
+def parse_select(text: str, placeholders: Iterable[str] = ("src_table",)) -> ParsedSelect:
+    """Parse a custom statistic query, or raise UnsafeSQL.
+
+    `placeholders` names the tables the query may read: ("src_table",) for custom SQL,
+    ("src_table", "target_table") for a value comparison's queries (a Mapping passes its keys).
+    The query must be exactly one SELECT (UNION/INTERSECT/EXCEPT and WITH are fine) that reads only
+    those placeholders (directly, through CTEs or subqueries), writes nothing, calls no dangerous
+    function and returns exactly one column. Whether that column is numeric is only known when
+    Spark runs it.
+    """
+    what = "query"
+    allowed = _allowed_placeholders(placeholders)
+    text = _require_text(text, what)
+    if _SENTINEL_PREFIX in text.lower():
+        raise UnsafeSQL(f"The query cannot contain the text {_SENTINEL_PREFIX!r}; it is reserved.")
+    text, shifts = _substitute_placeholders(text, allowed)
+    with _depth_guard(what):
+        must = "The query must be a single SELECT statement"
+        tree = _parse_single(text, what, must, shifts)
+        _refuse_statement_root(tree, must, selecting=True)
+        _refuse_unsafe_nodes(tree, what)
+        for hint in list(tree.find_all(exp.Hint)):  # optimizer hints: never needed, and they name tables
+            hint.pop()
+        _drop_comments(tree)
+        tables_used = _check_tables(tree, allowed)
+        _check_sentinel_positions(tree)
+        _check_bare_session_names(tree)
+        if not tables_used:
+            raise UnsafeSQL(f"The query must read {_placeholder_list(allowed, 'or')}.")
+        output_name = _check_single_output(tree)
+        _render_select(tree, {name: f"dq_view_{name}" for name in tables_used})
+    return ParsedSelect(expression=tree, tables_used=frozenset(tables_used), output_name=output_name)
+
+
+def _allowed_placeholders(placeholders: Iterable[str]) -> tuple[str, ...]:
+    """Validate the caller's placeholder names (a bad name is a programming error, not user input)."""
+    names = tuple(dict.fromkeys(placeholders))
+    for name in names:
+        if not isinstance(name, str) or not _PLACEHOLDER_NAME_RE.match(name):
+            raise ValueError(f"Invalid placeholder name: {name!r}")
+    if not names:
+        raise ValueError("At least one placeholder must be allowed")
+    return names
+
+
+def _sentinel(name: str) -> str:
+    return f"{_SENTINEL_PREFIX}{name}__"
+
+
+def _placeholder_of(identifier_name: str) -> str | None:
+    """The placeholder a sentinel identifier stands for, or None for an ordinary name."""
+    match = _SENTINEL_RE.match(identifier_name)
+    return match.group(1) if match else None
+
+
+def _placeholder_list(names: Iterable[str], conjunction: str) -> str:
+    shown = [f"${{{name}}}" for name in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} {conjunction} {shown[-1]}"
+
+
+def _display(text: str) -> str:
+    """Show sentinels in a message the way the user wrote them: ${src_table}."""
+    return re.sub(r"__dq_placeholder_([A-Za-z_][A-Za-z0-9_]*?)__", r"${\1}", text)
+
+
+def _substitute_placeholders(text: str, allowed: tuple[str, ...]) -> tuple[str, list[tuple[int, int, int]]]:
+    """Swap allowed ${name}s for sentinel identifiers; refuse any other ${...}, even inside quotes.
+
+    Done on the text (before parsing) because `${...}` is not SQL. Any `${` left over would be
+    substituted by Spark itself (spark.sql.variable.substitute), so none may survive. Also returns
+    (line, column after the sentinel, length added) per swap, so parse errors can point at the
+    user's own columns.
+    """
+    unknown = [m.group(0) for m in _PLACEHOLDER_RE.finditer(text) if m.group(1).strip() not in allowed]
+    if unknown:
+        label = "Unknown placeholder" if len(set(unknown)) == 1 else "Unknown placeholders"
+        raise UnsafeSQL(
+            f"{label} {', '.join(dict.fromkeys(unknown))}; the query can only name {_placeholder_list(allowed, 'and')}."
+        )
+    pieces: list[str] = []
+    shifts: list[tuple[int, int, int]] = []
+    last = 0
+    for match in _PLACEHOLDER_RE.finditer(text):
+        sentinel = _sentinel(match.group(1).strip())
+        pieces += [text[last : match.start()], sentinel]
+        last = match.end()
+        so_far = "".join(pieces)
+        column_after = len(so_far) - (so_far.rfind("\n") + 1)
+        shifts.append((so_far.count("\n") + 1, column_after, len(sentinel) - len(match.group(0))))
+    text = "".join(pieces) + text[last:]
+    if "${" in text:
+        raise UnsafeSQL(f"The query has an unfinished placeholder; write {_placeholder_list(allowed, 'or')} in full.")
+    return text, shifts
+
+
+def _check_tables(tree: exp.Expression, allowed: tuple[str, ...]) -> set[str]:
+    """Every table must be an allowed placeholder or a CTE visible at that point; return placeholders used."""
+    used: set[str] = set()
+    for table in tree.find_all(exp.Table):
+        placeholder = _table_placeholder(table)
+        if placeholder is not None and placeholder in allowed:
+            used.add(placeholder)
+            continue
+        if placeholder is None and _is_visible_cte(table):
+            continue
+        noun = "table" if len(allowed) == 1 else "tables"
+        raise UnsafeSQL(
+            f"Name the {noun} as {_placeholder_list(allowed, 'or')}; found {_display(_table_display(table))}."
+        )
+    return used
+
+
+def _table_placeholder(table: exp.Table) -> str | None:
+    """The placeholder an unqualified sentinel table stands for, else None."""
+    if not isinstance(table.this, exp.Identifier) or table.args.get("db") or table.args.get("catalog"):
+        return None
+    return _placeholder_of(table.this.name)
+
+
+def _is_visible_cte(table: exp.Table) -> bool:
+    """Whether an unqualified table name refers to a CTE in scope at that point of the query.
+
+    A CTE sees only the CTEs defined before it (itself too when the WITH is RECURSIVE); the query
+    body sees all of them. A name that is not a visible CTE would make Spark read a real table.
+    """
+    if not isinstance(table.this, exp.Identifier) or table.args.get("db") or table.args.get("catalog"):
+        return False
+    name = table.this.name.casefold()
+    visible: set[str] = set()
+    child: exp.Expression = table
+    node = table.parent
+    while node is not None:
+        if isinstance(node, exp.With) and isinstance(child, exp.CTE):
+            index = node.expressions.index(child)
+            upto = index + 1 if node.args.get("recursive") else index
+            visible.update(cte.alias_or_name.casefold() for cte in node.expressions[:upto])
+        else:
+            with_ = node.args.get("with_") or node.args.get("with")
+            if isinstance(with_, exp.With) and with_ is not child:
+                visible.update(cte.alias_or_name.casefold() for cte in with_.expressions)
+        child, node = node, node.parent
+    return name in visible
+
+
+def _check_sentinel_positions(tree: exp.Expression) -> None:
+    """A placeholder may only stand alone as a table name, or qualify a column (${src_table}.amount)."""
+    for literal in tree.find_all(exp.Literal):
+        if literal.is_string and _SENTINEL_PREFIX in literal.name.lower():
+            raise UnsafeSQL(
+                f"Placeholders name tables; {_display(literal.name)} cannot be used inside a quoted string."
+            )
+    for ident in tree.find_all(exp.Identifier):
+        if _SENTINEL_PREFIX not in ident.name.lower():
+            continue
+        parent = ident.parent
+        exact = _placeholder_of(ident.name) is not None
+        as_table = isinstance(parent, exp.Table) and ident.arg_key == "this"
+        as_qualifier = isinstance(parent, exp.Column) and ident.arg_key == "table" and not parent.args.get("db")
+        if not (exact and (as_table or as_qualifier)):
+            where = _display(_short_sql(parent)) if parent is not None else _display(ident.name)
+            raise UnsafeSQL(
+                f"A placeholder can only name a table, as in FROM {_display(ident.name)}; found it in {where}."
+            )
+
+
+def _check_bare_session_names(tree: exp.Expression) -> None:
+    """Refuse a bare `user` etc.: without a column of that name Spark reads the session user."""
+    for column in tree.find_all(exp.Column):
+        if not column.table and column.name.lower() in _BARE_SESSION_NAMES:
+            raise UnsafeSQL(
+                f"A bare {column.name} may be read by Spark as the session's {column.name}; "
+                f"to use a column of that name, qualify it, as in ${{src_table}}.{column.name} or t.{column.name}."
+            )
+
+
+def _check_single_output(tree: exp.Expression) -> str | None:
+    """Refuse anything but exactly one output column; return its name (alias or column name)."""
+    node = tree
+    while isinstance(node, exp.Subquery):
+        node = node.this
+    if isinstance(node, exp.SetOperation):
+        _check_single_output(node.expression)
+        return _check_single_output(node.this)
+    if not isinstance(node, exp.Select):
+        raise UnsafeSQL(f"The query must be a single SELECT statement; found {_short_sql(node)}.")
+    items = node.expressions
+    need = "The query must return exactly one numeric column"
+    for item in items:
+        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+            raise UnsafeSQL(f"{need}; found SELECT {_short_sql(item)}. Select one value, e.g. count(*) AS bad_rows.")
+    if len(items) != 1:
+        shown = ", ".join(_display(_short_sql(item)) for item in items)
+        raise UnsafeSQL(f"{need}; found {len(items)} columns ({shown}).")
+    item = items[0]
+    value = item.this if isinstance(item, exp.Alias) else item
+    if isinstance(value, exp.Func) and _function_names(value) & _MULTI_COLUMN_GENERATORS:
+        raise UnsafeSQL(f"{need}; {_short_sql(value)} returns several columns.")
+    if isinstance(item, exp.Alias):
+        return item.alias
+    if isinstance(item, exp.Column):
+        return item.name
+    return None
+
+
+def _render_select(tree: exp.Expression, view_names: Mapping[str, str]) -> str:
+    """Render a copy of the query with sentinels replaced by quoted view names, then check the text."""
+    bound = tree.copy()
+    for ident in list(bound.find_all(exp.Identifier)):
+        placeholder = _placeholder_of(ident.name)
+        if placeholder is not None:
+            ident.replace(exp.to_identifier(view_names[placeholder], quoted=True))
+    sql = bound.sql(dialect=DIALECT, identify=True, comments=False)
+    if _SENTINEL_PREFIX in sql.lower():  # every sentinel was checked to be bound; belt and braces
+        raise UnsafeSQL("A placeholder is used where it cannot be bound to a table.")
+    _check_rendered(sql, "query")
+    return sql
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared checks
+# --------------------------------------------------------------------------------------------------
+
+
+def _require_text(text: str, what: str) -> str:
+    """Refuse missing, blank or oversized text before the parser sees it."""
+    if not isinstance(text, str) or not text.strip():
+        raise UnsafeSQL(f"The {what} is empty.")
+    if len(text) > MAX_SQL_LENGTH:
+        raise UnsafeSQL(f"The {what} is too long ({len(text)} characters; at most {MAX_SQL_LENGTH}).")
+    return text
+
+
+def _parse_single(text: str, what: str, must: str, shifts: list[tuple[int, int, int]] | None = None) -> exp.Expression:
+    """Parse Spark SQL and insist on exactly one statement (blank statements between ';' don't count)."""
+    statements = [statement for statement in _parse(text, what, shifts or []) if statement is not None]
+    if not statements:
+        raise UnsafeSQL(f"The {what} is empty (it holds only comments or semicolons).")
+    if len(statements) > 1:
+        raise UnsafeSQL(f"{must}; found {len(statements)} statements.")
+    return statements[0]
+
+
+def _parse(text: str, what: str, shifts: list[tuple[int, int, int]]) -> list[exp.Expression | None]:
+    """sqlglot.parse with its errors turned into UnsafeSQL messages a user can act on."""
+    try:
+        return sqlglot.parse(text, read=DIALECT)
+    except ParseError as error:
+        raise UnsafeSQL(_display(f"The {what} could not be read: {_parse_error_message(error, shifts)}"))
+    except TokenError as error:
+        raise UnsafeSQL(f"The {what} could not be read: {_token_error_message(error)}")
+    except SqlglotError as error:
+        raise UnsafeSQL(f"The {what} could not be read: {_clean(str(error))}")
+
+
+@contextmanager
+def _depth_guard(what: str) -> Iterator[None]:
+    """Turn RecursionError (SQLGlot parses, walks and renders recursively) into a refusal."""
+    try:
+        yield
+    except RecursionError:
+        raise UnsafeSQL(f"The {what} is nested too deeply to read.")
+
+
+def _parse_error_message(error: ParseError, shifts: list[tuple[int, int, int]]) -> str:
+    """First parse error as 'unexpected X (line 1, column 9).' without SQLGlot's class paths or ANSI codes."""
+    if not error.errors:
+        return _clean(str(error)) + "."
+    first = error.errors[0]
+    description = _clean(str(first.get("description") or "syntax error"))
+    highlight = _clean(str(first.get("highlight") or "")).strip()
+    if description.startswith("Invalid expression / Unexpected token"):
+        description = f"unexpected {highlight!r}" if highlight else "unexpected text"
+    else:
+        missing = re.match(r"Required keyword: '(\w+)' missing for (\w+)", description)
+        if missing:
+            description = f"incomplete {missing.group(2)} expression"
+        if highlight:
+            description += f" near {highlight!r}"
+    line, column = first.get("line"), first.get("col")
+    if isinstance(line, int) and isinstance(column, int):  # undo the length the placeholder swap added
+        column -= sum(added for at_line, after, added in shifts if at_line == line and after <= column)
+    return f"{description} (line {line}, column {column})."
+
+
+def _token_error_message(error: TokenError) -> str:
+    """Explain tokenizer failures, which are nearly always an unclosed quote, backtick or comment."""
+    cause = str(error.__cause__ or error)
+    missing = re.match(r"Missing (.+) from (\d+):(\d+)", cause)
+    if missing:
+        return f"a {missing.group(1)} is not closed (it opens at line {missing.group(2)}, column {missing.group(3)})."
+    return "a quote, backtick or comment is not closed, or a literal is malformed."
+
+
+def _clean(message: str) -> str:
+    """Strip ANSI colour codes and turn "<class 'sqlglot.expressions.core.And'>" into "And"."""
+    message = re.sub(r"\x1b\[[0-9;]*m", "", message)
+    return re.sub(r"<class '(?:[\w.]+\.)?(\w+)'>", r"\1", message).strip()
+
+
+def _refuse_statement_root(tree: exp.Expression, must: str, selecting: bool) -> None:
+    """Refuse a root of the wrong kind: for a filter any statement, for a query anything but a SELECT."""
+    root = tree
+    if selecting:
+        while isinstance(root, exp.Subquery):
+            root = root.this
+        if isinstance(root, (exp.Select, exp.SetOperation)) and not root.args.get("into"):
+            return
+    elif isinstance(tree, exp.Condition) and not isinstance(tree, exp.Query):
+        return
+    raise UnsafeSQL(f"{must}; found {_statement_phrase(root)}.")
+
+
+def _statement_phrase(node: exp.Expression) -> str:
+    """'a DROP statement', 'a SELECT ... INTO statement', or the expression itself."""
+    if isinstance(node, exp.Select) and node.args.get("into"):
+        return "a SELECT ... INTO statement (it writes a table)"
+    if isinstance(node, exp.Command):
+        return _a(f"{str(node.this).upper()} statement")
+    name = type(node).__name__
+    if name in _STATEMENT_WORDS:
+        return _a(f"{_STATEMENT_WORDS[name]} statement")
+    if isinstance(node, _STATEMENT_NODES):
+        return _a(f"{node.key.upper()} statement")
+    if isinstance(node, exp.Query):
+        return "a SELECT statement"
+    if isinstance(node, exp.Values):
+        return "a VALUES statement"
+    return _short_sql(node)
+
+
+def _a(noun: str) -> str:
+    """'a DROP statement', 'an INSERT statement'."""
+    vowel = noun[:1].upper() in "AEIOU" and not noun.upper().startswith("USE")
+    return f"{'an' if vowel else 'a'} {noun}"
+
+
+def _refuse_unsafe_nodes(tree: exp.Expression, what: str) -> None:
+    """Refuse, anywhere in the tree: statements, SELECT INTO, script transforms, parameters, dangerous
+    or catalog-qualified function calls."""
+    for node in tree.walk():
+        if isinstance(node, exp.Into):
+            raise UnsafeSQL(f"The {what} must only read data; SELECT ... INTO writes a table.")
+        if isinstance(node, _STATEMENT_NODES):
+            raise UnsafeSQL(f"The {what} must only read data; found {_statement_phrase(node)}.")
+        if isinstance(node, exp.QueryTransform):
+            raise UnsafeSQL(f"The {what} cannot use TRANSFORM ... USING: it runs an external program.")
+        if isinstance(node, (exp.Parameter, exp.Placeholder)):
+            raise UnsafeSQL(
+                f"The {what} cannot contain parameters such as {node.sql(dialect=DIALECT)}; write the value itself."
+            )
+        if isinstance(node, exp.Func):
+            _refuse_forbidden_function(node, what)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
+            raise UnsafeSQL(
+                f"The {what} can only call built-in functions by their plain name; found {_short_sql(node)}."
+            )
+
+
+def _refuse_forbidden_function(node: exp.Func, what: str) -> None:
+    """Refuse a call to a function in FORBIDDEN_FUNCTIONS."""
+    forbidden = _function_names(node) & FORBIDDEN_FUNCTIONS
+    if forbidden:
+        raise UnsafeSQL(f"The {what} cannot call {sorted(forbidden)[0]}(): it is not allowed in data-quality SQL.")
+
+
+def _function_names(node: exp.Func) -> set[str]:
+    """Lower-case names a call may go by: as written for unknown functions, SQLGlot's names otherwise."""
+    if isinstance(node, exp.Anonymous):
+        return {node.name.lower()}
+    try:
+        return {name.lower() for name in type(node).sql_names()}
+    except NotImplementedError:
+        return set()
+
+
+def _check_rendered(sql: str, what: str) -> None:
+    """Last look at the SQL text Spark will receive.
+
+    - no `${`: Spark substitutes `${...}` in SQL text (spark.sql.variable.substitute, e.g.
+      `${env:SECRET}`), even inside string literals, and an escaped `'$\\{'` renders as `'${'`;
+    - no forbidden function names as calls or keywords, in case SQLGlot models a call under a class
+      whose names differ from Spark's.
+    """
+    if "${" in sql:
+        raise UnsafeSQL(
+            f"The {what} cannot contain the text '${{', not even in quotes: Spark would replace ${{...}} "
+            "with a configuration value."
+        )
+    try:
+        tokens = Spark().tokenize(sql)
+    except SqlglotError:
+        raise UnsafeSQL(f"The {what} could not be rendered safely.")
+    for index, token in enumerate(tokens):
+        kind = token.token_type.name
+        if kind.endswith("STRING") or token.text.lower() not in FORBIDDEN_FUNCTIONS:
+            continue
+        called = index + 1 < len(tokens) and tokens[index + 1].token_type.name == "L_PAREN"
+        if called or kind != "IDENTIFIER":  # unquoted words in the rendering are keywords or functions
+            raise UnsafeSQL(f"The {what} cannot call {token.text.lower()}(): it is not allowed in data-quality SQL.")
+
+
+def _drop_comments(tree: exp.Expression) -> None:
+    """Remove comments from the tree, so no rendering of it can carry comment tricks to Spark."""
+    for node in tree.walk():
+        node.comments = None
+
+
+def _table_display(table: exp.Table) -> str:
+    """A table reference as the user would recognise it, without alias or sampling."""
+    if isinstance(table.this, exp.Identifier):
+        return ".".join(part.name for part in table.parts)
+    return _short_sql(table.this)
+
+
+def _short_sql(node: exp.Expression, limit: int = 80) -> str:
+    """An expression's SQL, shortened for a message."""
+    sql = node.sql(dialect=DIALECT, comments=False)
+    return sql if len(sql) <= limit else sql[: limit - 3] + "..."

@@ -1,0 +1,201 @@
+"""Builds the form-create rule array (the `@form-create/element-ui` dialect) for a template.
+
+The SPA renders this JSON as served, so everything a form needs is here: controls, titles,
+placeholders, help (`info`), validation, defaults, the datasource options the caller may use,
+and the linkage: tables and columns load through `effect.fetch` from /api/v1/form-options/ when
+the field above them changes (`link` names those fields, so the SPA clears stale values), and
+`control` shows the fixed expected value only for the `fix_value` comparison.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from datasources.models import Datasource
+
+from .models import ComparisonType, ResolvedInput, RuleTemplate
+
+FORM_OPTIONS_URL = "/api/v1/form-options"
+MAPPING_OPERATORS = ["=", "<=>", "!=", "<", "<=", ">", ">="]
+# Fields of the verdict share a row two by two; everything else takes the full width.
+HALF_WIDTH = {
+    "check_type",
+    "operator",
+    "threshold",
+    "failure_strategy",
+    "comparison_type",
+    "comparison_value",
+    "min_value",
+    "max_value",
+    "logic_operator",
+    "field_length",
+    "begin_time",
+    "deadline",
+}
+
+
+def build_form(template: RuleTemplate, user) -> list[dict[str, Any]]:
+    inputs = [i for i in template.resolved_inputs() if i["shown"]]
+    by_field = {i.field: i for i in inputs}
+    rules = [_rule(i, template, user, by_field) for i in inputs]
+    _add_controls(rules, inputs)
+    return rules
+
+
+def _rule(entry: ResolvedInput, template: RuleTemplate, user, by_field: dict[str, ResolvedInput]) -> dict[str, Any]:
+    rule: dict[str, Any] = {
+        "type": "input",
+        "field": entry.field,
+        "title": entry["title"],
+        "info": entry["help"],
+        "props": {"placeholder": entry["placeholder"], "disabled": not entry["editable"]},
+        "validate": _validate(entry),
+        "col": {"span": 12 if entry.field in HALF_WIDTH else 24},
+    }
+    if entry["default"] is not None:
+        rule["value"] = entry["default"]
+    builder = FORM_TYPE_BUILDERS[entry["form_type"]]
+    builder(rule, entry, template=template, user=user, by_field=by_field)
+    return rule
+
+
+def _validate(entry: ResolvedInput) -> list[dict[str, Any]]:
+    rules: list[dict[str, Any]] = []
+    if entry["required"]:
+        verb = "Pick" if entry["form_type"] == "select" else "Enter"
+        what = "at least one value" if entry["value_type"] == "list" else entry["title"].lower()
+        rules.append({"required": True, "message": f"{verb} {what}: it is required.", "trigger": "change"})
+    if entry["value_type"] in ("number", "integer"):
+        rules.append({"type": "number", "message": f"{entry['title']} must be a number.", "trigger": "change"})
+    return rules
+
+
+def _input(rule, entry, **_):
+    rule["props"]["clearable"] = True
+
+
+def _textarea(rule, entry, **_):
+    rule["props"].update({"type": "textarea", "rows": 3, "autosize": {"minRows": 2, "maxRows": 8}})
+
+
+def _input_number(rule, entry, **_):
+    rule["type"] = "inputNumber"
+    rule["props"]["controlsPosition"] = "right"
+    if "min" in entry["constraints"]:
+        rule["props"]["min"] = entry["constraints"]["min"]
+    if entry["value_type"] == "integer":
+        rule["props"]["precision"] = 0
+
+
+def _select(rule, entry, *, template, user, by_field):
+    rule["type"] = "select"
+    rule["props"].update({"clearable": True, "filterable": True})
+    source = entry["option_source"]
+    if entry["value_type"] == "list":
+        rule["props"].update({"multiple": True, "allowCreate": True, "defaultFirstOption": True})
+        rule["options"] = list(entry["options"])
+    elif source == "datasources":
+        rule["options"] = [
+            {"label": f"{d.name} ({d.get_type_display()})", "value": d.pk}
+            for d in Datasource.objects.visible_to(user).order_by("name")
+        ]
+    elif source == "comparison_types":
+        allowed = template.allowed_comparison_types()
+        names = dict(ComparisonType.objects.filter(key__in=allowed).values_list("key", "name"))
+        rule["options"] = [{"label": names.get(key, key), "value": key} for key in allowed]
+    elif source in ("tables", "columns"):
+        _fetch_options(rule, entry, by_field)
+    else:
+        rule["options"] = list(entry["options"])
+
+
+def _fetch_options(rule: dict[str, Any], entry: ResolvedInput, by_field: dict[str, ResolvedInput]) -> None:
+    """Options load from the API whenever a referenced `{{$form.x}}` changes (form-create effect.fetch).
+
+    Parents travel as query parameters, never in the path: form-create fires once with empty
+    values, and the endpoint then answers an empty list instead of a 404 (stack-notes T23).
+    """
+    chain = _parent_chain(entry.field, by_field)
+    if entry["option_source"] == "tables":
+        query = {"datasource": f"{{{{$form.{chain[0]}}}}}"}
+    else:
+        table_field, datasource_field = chain[0], chain[1] if len(chain) > 1 else ""
+        query = {"datasource": f"{{{{$form.{datasource_field}}}}}", "table": f"{{{{$form.{table_field}}}}}"}
+    rule["options"] = []
+    rule["link"] = chain
+    rule["effect"] = {
+        "fetch": {
+            "action": f"{FORM_OPTIONS_URL}/{entry['option_source']}/",
+            "method": "GET",
+            "query": query,
+            "parse": "results",
+            "to": "options",
+            "wait": 150,
+        }
+    }
+
+
+def _parent_chain(field: str, by_field: dict[str, ResolvedInput]) -> list[str]:
+    """The fields above `field`, nearest first: src_field → [src_table, src_datasource_id]."""
+    chain: list[str] = []
+    parent = by_field[field]["depends_on"]
+    while parent and parent in by_field and parent not in chain:
+        chain.append(parent)
+        parent = by_field[parent]["depends_on"]
+    return chain
+
+
+def _group(rule, entry, **_):
+    """mapping_columns: repeatable rows of {src_field, operator, target_field}."""
+    rule["type"] = "group"
+    rule["value"] = rule.get("value") or [{"src_field": "", "operator": "=", "target_field": ""}]
+    rule["props"] = {
+        "min": 1 if entry["required"] else 0,
+        "expand": 1,
+        "rule": [
+            {
+                "type": "input",
+                "field": "src_field",
+                "title": "Source column",
+                "props": {"placeholder": "Column of the source table"},
+                "validate": [{"required": True, "message": "Enter the source column.", "trigger": "change"}],
+                "col": {"span": 9},
+            },
+            {
+                "type": "select",
+                "field": "operator",
+                "title": "Match",
+                "value": "=",
+                "options": [{"label": op, "value": op} for op in MAPPING_OPERATORS],
+                "col": {"span": 6},
+            },
+            {
+                "type": "input",
+                "field": "target_field",
+                "title": "Target column",
+                "props": {"placeholder": "Column of the target table"},
+                "validate": [{"required": True, "message": "Enter the target column.", "trigger": "change"}],
+                "col": {"span": 9},
+            },
+        ],
+    }
+
+
+FORM_TYPE_BUILDERS = {
+    "input": _input,
+    "textarea": _textarea,
+    "input_number": _input_number,
+    "select": _select,
+    "group": _group,
+}
+
+
+def _add_controls(rules: list[dict[str, Any]], inputs: list[ResolvedInput]) -> None:
+    """`shown_when: {comparison_type: fix_value}` → a form-create `control` on comparison_type."""
+    by_field = {r["field"]: r for r in rules}
+    for entry in inputs:
+        for parent_field, value in (entry["shown_when"] or {}).items():
+            parent = by_field.get(parent_field)
+            if parent is None:
+                continue
+            parent.setdefault("control", []).append({"value": value, "rule": [entry.field]})

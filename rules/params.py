@@ -1,0 +1,321 @@
+"""Validation of a check's params against its template: `validate_params(template, params, user)`.
+
+Every problem is reported against the param that caused it, with a message saying how to fix it,
+so the API answers 400 with field-level messages and the form shows them under the right field.
+Tables and columns are checked against the live catalog; filters and SQL are parsed (sqlglot,
+Spark dialect) and must be read-only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime
+from typing import Any
+
+from datasources.connectors import ConnectorError, connector_for
+from datasources.models import Datasource
+from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
+
+from .models import ResolvedInput, RuleTemplate
+
+DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+# Run parameters a filter may use; the run substitutes them (issue: runs and provenance).
+RUN_PARAMETERS = {"biz_date": "2000-01-01", "biz_datetime": "2000-01-01 00:00:00"}
+RUN_PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+MAPPING_OPERATORS = {"=", "<=>", "!=", "<", "<=", ">", ">="}
+SQL_PLACEHOLDERS = {"statistics_execute_sql": ("src_table",), "comparison_execute_sql": ("src_table", "target_table")}
+MAX_TEXT = 4000
+
+
+class ParamsInvalid(Exception):
+    def __init__(self, fields: dict[str, list[str]]):
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in fields.items()))
+        self.fields = fields
+
+
+class _Problem(Exception):
+    """One param's problem; collected by validate_params into ParamsInvalid."""
+
+
+class _Catalog:
+    """Live catalog lookups for one validation, each source asked at most once per question."""
+
+    def __init__(self):
+        self._tables: dict[int, list[str]] = {}
+        self._columns: dict[tuple[int, str], list[str]] = {}
+
+    def tables(self, datasource: Datasource) -> list[str]:
+        if datasource.pk not in self._tables:
+            self._tables[datasource.pk] = connector_for(datasource).tables()
+        return self._tables[datasource.pk]
+
+    def columns(self, datasource: Datasource, table: str) -> list[str]:
+        key = (datasource.pk, table)
+        if key not in self._columns:
+            self._columns[key] = [c.name for c in connector_for(datasource).columns(table)]
+        return self._columns[key]
+
+
+def validate_params(template: RuleTemplate, params: Any, user) -> dict[str, Any]:
+    """The cleaned params (defaults filled, numbers as numbers), or ParamsInvalid naming each field."""
+    if not isinstance(params, dict):
+        raise ParamsInvalid({"params": ["Params must be a JSON object of field names to values."]})
+    inputs = template.resolved_inputs()
+    known = {i.field for i in inputs}
+    errors: dict[str, list[str]] = {
+        key: [f"Unknown field for template {template.key}; it takes: {', '.join(sorted(known))}."]
+        for key in params
+        if key not in known
+    }
+    context = _Context(template, user, params)
+    for entry in inputs:
+        if not _applies(entry, params):
+            continue
+        try:
+            value = context.clean(entry)
+        except _Problem as problem:
+            errors[entry.field] = [str(problem)]
+            continue
+        if value is not None:
+            context.cleaned[entry.field] = value
+    if not errors:
+        errors.update(_cross_field_problems(template, context.cleaned))
+    if errors:
+        raise ParamsInvalid(errors)
+    return context.cleaned
+
+
+def _applies(entry: ResolvedInput, params: dict[str, Any]) -> bool:
+    """`shown_when` fields (comparison_value) only count when their condition holds."""
+    for field, expected in (entry["shown_when"] or {}).items():
+        if params.get(field, expected) != expected:
+            return False
+    return True
+
+
+class _Context:
+    def __init__(self, template: RuleTemplate, user, params: dict[str, Any]):
+        self.template, self.user, self.params = template, user, params
+        self.cleaned: dict[str, Any] = {}
+        self.catalog = _Catalog()
+        self.datasources: dict[str, Datasource] = {}
+
+    def clean(self, entry: ResolvedInput) -> Any:
+        value = self.params.get(entry.field)
+        if _is_empty(value):
+            if entry["default"] is not None:
+                value = entry["default"]
+            elif entry["required"]:
+                raise _Problem(f"{entry['title']} is required.")
+            else:
+                return None
+        return CLEANERS[entry["value_type"]](self, entry, value)
+
+    # --- helpers used by cleaners --------------------------------------------------------------
+    def datasource_of(self, table_field: str) -> Datasource | None:
+        datasource_field = table_field.replace("_table", "_datasource_id")
+        return self.datasources.get(datasource_field)
+
+    def columns_of(self, table_field: str) -> list[str] | None:
+        datasource, table = self.datasource_of(table_field), self.cleaned.get(table_field)
+        if datasource is None or table is None:
+            return None
+        try:
+            return self.catalog.columns(datasource, table)
+        except ConnectorError as exc:
+            raise _Problem(f"Cannot read the columns of {table!r}: {exc}") from None
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list)) and len(value) == 0)
+
+
+# --- cleaners, one per value type ---------------------------------------------------------------
+def _string(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Problem(f"{entry['title']} must be text.")
+    if len(value) > MAX_TEXT:
+        raise _Problem(f"{entry['title']} is too long (at most {MAX_TEXT} characters).")
+    return value.strip()
+
+
+def _number(ctx: _Context, entry: ResolvedInput, value: Any) -> float | int:
+    if isinstance(value, bool):
+        raise _Problem(f"{entry['title']} must be a number, not true/false.")
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise _Problem(f"{entry['title']} must be a number; got {value!r}.") from None
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _Problem(f"{entry['title']} must be a finite number.")
+    minimum = entry["constraints"].get("min")
+    if minimum is not None and value < minimum:
+        raise _Problem(f"{entry['title']} must be at least {minimum}.")
+    return int(value) if float(value).is_integer() else value
+
+
+def _integer(ctx: _Context, entry: ResolvedInput, value: Any) -> int:
+    number = _number(ctx, entry, value)
+    if not isinstance(number, int):
+        raise _Problem(f"{entry['title']} must be a whole number; got {value!r}.")
+    return number
+
+
+def _choice(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    if entry["option_source"] == "comparison_types":
+        allowed = ctx.template.allowed_comparison_types()
+    else:
+        allowed = [o["value"] for o in entry["options"]]
+    if value not in allowed:
+        raise _Problem(f"{value!r} is not a valid choice; choose one of: {', '.join(map(str, allowed))}.")
+    return value
+
+
+def _list(ctx: _Context, entry: ResolvedInput, value: Any) -> list:
+    if not isinstance(value, list):
+        raise _Problem(f'{entry["title"]} must be a list of values, e.g. ["paid", "void"].')
+    bad = [v for v in value if isinstance(v, (dict, list, bool)) or v is None or (isinstance(v, str) and not v.strip())]
+    if bad:
+        raise _Problem(f"{entry['title']} may hold only non-empty texts and numbers.")
+    if len(set(map(str, value))) != len(value):
+        raise _Problem(f"{entry['title']} lists a value twice.")
+    return value
+
+
+def _datasource(ctx: _Context, entry: ResolvedInput, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, str) and value.isdigit():
+            value = int(value)
+        else:
+            raise _Problem(f"{entry['title']} must be a datasource id (a number).")
+    datasource = Datasource.objects.visible_to(ctx.user).filter(pk=value).first()
+    if datasource is None:
+        raise _Problem(f"Datasource {value} does not exist or you may not use it.")
+    ctx.datasources[entry.field] = datasource
+    return value
+
+
+def _table(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    table = _string(ctx, entry, value)
+    datasource = ctx.datasource_of(entry.field)
+    if datasource is None:
+        raise _Problem("Pick a valid datasource first.")
+    try:
+        tables = ctx.catalog.tables(datasource)
+    except ConnectorError as exc:
+        raise _Problem(f"Cannot read the tables of {datasource.name!r}: {exc}") from None
+    if table not in tables:
+        raise _Problem(f"Table {table!r} does not exist in datasource {datasource.name!r}.")
+    return table
+
+
+def _column(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    column = _string(ctx, entry, value)
+    table_field = entry["constraints"].get("table_field", "src_table")
+    columns = ctx.columns_of(table_field)
+    if columns is None:
+        raise _Problem("Pick a valid table first.")
+    if column not in columns:
+        raise _Problem(
+            f"Column {column!r} does not exist in {ctx.cleaned[table_field]!r}; it has: {', '.join(columns[:20])}."
+        )
+    return column
+
+
+def _sql_filter(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    text = _string(ctx, entry, value)
+    if not text:
+        return None
+    unknown = sorted({m for m in RUN_PARAMETER.findall(text) if m not in RUN_PARAMETERS})
+    if unknown:
+        raise _Problem(
+            f"Unknown parameter ${{{unknown[0]}}}; filters may use {', '.join('${' + p + '}' for p in RUN_PARAMETERS)}."
+        )
+    sample = RUN_PARAMETER.sub(lambda m: RUN_PARAMETERS[m.group(1)], text)
+    table_field = entry["constraints"].get("table_field", "src_table")
+    columns = ctx.columns_of(table_field)
+    try:
+        parse_filter(sample, columns)
+    except UnsafeSQL as exc:
+        raise _Problem(str(exc)) from None
+    return text
+
+
+def _sql_select(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    text = _string(ctx, entry, value)
+    try:
+        parse_select(text, SQL_PLACEHOLDERS.get(entry.field, ("src_table",)))
+    except UnsafeSQL as exc:
+        raise _Problem(str(exc)) from None
+    return text
+
+
+def _regexp(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    pattern = _string(ctx, entry, value)
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise _Problem(f"Not a valid regular expression: {exc}.") from None
+    return pattern
+
+
+def _datetime(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    text = _string(ctx, entry, value)
+    try:
+        datetime.strptime(text, DATETIME_FORMAT)
+    except ValueError:
+        raise _Problem(f"Use the form YYYY-MM-DD HH:MM:SS, e.g. 2026-11-30 23:59:59; got {text!r}.") from None
+    return text
+
+
+def _mapping(ctx: _Context, entry: ResolvedInput, value: Any) -> list[dict[str, str]]:
+    if not isinstance(value, list) or not value:
+        raise _Problem('List at least one column pair: [{"src_field": ..., "operator": "=", "target_field": ...}].')
+    source_columns, target_columns = ctx.columns_of("src_table"), ctx.columns_of("target_table")
+    cleaned = []
+    for index, pair in enumerate(value, start=1):
+        if not isinstance(pair, dict) or set(pair) - {"src_field", "operator", "target_field"}:
+            raise _Problem(f"Pair {index} must hold only src_field, operator and target_field.")
+        src, op, target = pair.get("src_field"), pair.get("operator", "="), pair.get("target_field")
+        if op not in MAPPING_OPERATORS:
+            raise _Problem(f"Pair {index}: operator {op!r} is not one of {' '.join(sorted(MAPPING_OPERATORS))}.")
+        if source_columns is not None and src not in source_columns:
+            raise _Problem(f"Pair {index}: source column {src!r} does not exist in the source table.")
+        if target_columns is not None and target not in target_columns:
+            raise _Problem(f"Pair {index}: target column {target!r} does not exist in the target table.")
+        cleaned.append({"src_field": src, "operator": op, "target_field": target})
+    return cleaned
+
+
+CLEANERS = {
+    "string": _string,
+    "integer": _integer,
+    "number": _number,
+    "choice": _choice,
+    "list": _list,
+    "datasource": _datasource,
+    "table": _table,
+    "column": _column,
+    "sql_filter": _sql_filter,
+    "sql_select": _sql_select,
+    "regexp": _regexp,
+    "datetime": _datetime,
+    "mapping": _mapping,
+}
+
+
+def _cross_field_problems(template: RuleTemplate, params: dict[str, Any]) -> dict[str, list[str]]:
+    problems: dict[str, list[str]] = {}
+    if "begin_time" in params and "deadline" in params and params["begin_time"] > params["deadline"]:
+        problems["deadline"] = ["The window end must not be before its start."]
+    if template.metric["kind"] == "conditional_count" and template.metric["predicate"] == "outside_range":
+        low, high = params.get("min_value"), params.get("max_value")
+        if low is None and high is None:
+            problems["min_value"] = ["Give a minimum, a maximum, or both."]
+        elif low is not None and high is not None and low > high:
+            problems["max_value"] = ["The maximum must not be below the minimum."]
+    if params.get("comparison_type") == "target_table_total_rows" and "target_table" not in params:
+        problems["comparison_type"] = ["This template has no target table to count."]
+    return problems

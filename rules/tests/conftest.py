@@ -1,0 +1,73 @@
+import pytest
+
+VERDICT = {
+    "check_type": "statistics_minus_comparison",
+    "operator": "le",
+    "threshold": 0,
+    "failure_strategy": "alert",
+    "comparison_type": "fix_value",
+    "comparison_value": 0,
+}
+
+
+@pytest.fixture
+def valid_params(pg_datasource, mysql_datasource):
+    """Valid params for every built-in template, on the real PostgreSQL and MariaDB test tables."""
+    src = {"src_datasource_id": pg_datasource.pk, "src_table": "dq_test.orders"}
+    target = {"target_datasource_id": mysql_datasource.pk, "target_table": "dq_test.orders"}
+    return {
+        "null_check": {**src, "src_field": "customer_email", **VERDICT},
+        "custom_sql": {
+            **src,
+            "statistics_name": "negative_amounts",
+            "statistics_execute_sql": "SELECT count(*) AS negative FROM ${src_table} WHERE amount < 0",
+            **VERDICT,
+        },
+        "multi_table_accuracy": {
+            **src,
+            **target,
+            "mapping_columns": [{"src_field": "order_id", "operator": "=", "target_field": "order_id"}],
+            **VERDICT,
+        },
+        "multi_table_value_comparison": {
+            **src,
+            **target,
+            "statistics_name": "pg_rows",
+            "statistics_execute_sql": "SELECT count(*) AS n FROM ${src_table}",
+            "comparison_name": "mysql_rows",
+            "comparison_execute_sql": "SELECT count(*) AS n FROM ${target_table}",
+            "check_type": "statistics_minus_comparison",
+            "operator": "eq",
+            "threshold": 0,
+            "failure_strategy": "block",
+        },
+        "field_length_check": {
+            **src,
+            "src_field": "customer_email",
+            "logic_operator": ">",
+            "field_length": 50,
+            **VERDICT,
+        },
+        "uniqueness_check": {**src, "src_field": "order_id", **VERDICT},
+        "regexp_check": {**src, "src_field": "customer_email", "regexp_pattern": r"^[^@\s]+@[^@\s]+$", **VERDICT},
+        "timeliness_check": {
+            **src,
+            "src_field": "created_at",
+            "begin_time": "2026-11-01 00:00:00",
+            "deadline": "2026-11-30 23:59:59",
+            **VERDICT,
+        },
+        "enumeration_check": {**src, "src_field": "Ünïcode note", "enum_list": ["ok", "négatif"], **VERDICT},
+        "table_count_check": {**src, "src_filter": "amount > 0", **VERDICT, "operator": "ge"},
+        "value_range_check": {**src, "src_field": "amount", "min_value": 0, **VERDICT},
+        "column_aggregate_check": {
+            **src,
+            "src_field": "amount",
+            "aggregate": "avg",
+            **VERDICT,
+            "comparison_type": "last_7_day_avg",
+            "check_type": "statistics_comparison_percentage",
+            "operator": "le",
+            "threshold": 120,
+        },
+    }

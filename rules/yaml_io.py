@@ -1,0 +1,120 @@
+"""Rules as code: checks exported to YAML and imported back, exactly.
+
+Datasources are named, not numbered, so a file moves between installations: `src_datasource_id: 7`
+exports as `src_datasource: warehouse` and imports back to whatever id `warehouse` has there.
+Export is deterministic (checks by name, params in template order), so export → import into an
+empty database → export gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from django.db import transaction
+
+from datasources.models import Datasource
+
+from .models import Check, RuleTemplate
+from .params import ParamsInvalid, validate_params
+
+FORMAT_VERSION = 1
+DATASOURCE_FIELDS = {"src_datasource_id": "src_datasource", "target_datasource_id": "target_datasource"}
+
+
+class ImportInvalid(Exception):
+    def __init__(self, fields: dict[str, Any]):
+        super().__init__("The YAML holds invalid checks.")
+        self.fields = fields
+
+
+def export_checks(checks) -> str:
+    names = dict(Datasource.objects.values_list("pk", "name"))
+    documents = [_export_one(check, names) for check in checks.select_related("template").order_by("name")]
+    return yaml.safe_dump(
+        {"version": FORMAT_VERSION, "checks": documents},
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=120,
+    )
+
+
+def _export_one(check: Check, datasource_names: dict[int, str]) -> dict[str, Any]:
+    order = [i.field for i in check.template.resolved_inputs()]
+    params: dict[str, Any] = {}
+    for field in sorted(check.params, key=lambda f: order.index(f) if f in order else len(order)):
+        value = check.params[field]
+        if field in DATASOURCE_FIELDS:
+            params[DATASOURCE_FIELDS[field]] = datasource_names.get(value, value)
+        else:
+            params[field] = value
+    return {"name": check.name, "template": check.template.key, "params": params}
+
+
+def import_checks(text: str, user) -> list[Check]:
+    """Create or update (by name) every check in the YAML, all or nothing."""
+    documents = _parse(text)
+    errors: dict[str, Any] = {}
+    prepared = []
+    for index, document in enumerate(documents):
+        try:
+            prepared.append(_prepare(document, user))
+        except ImportInvalid as exc:
+            errors[f"checks[{index}]"] = exc.fields
+    if errors:
+        raise ImportInvalid(errors)
+    with transaction.atomic():
+        return [_save(name, template, params, user) for name, template, params in prepared]
+
+
+def _parse(text: str) -> list[dict[str, Any]]:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ImportInvalid({"yaml": [f"Not valid YAML: {exc}"]}) from None
+    if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
+        raise ImportInvalid({"yaml": ["Expected a mapping with a `checks:` list (as produced by export)."]})
+    if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
+        raise ImportInvalid({"version": [f"Only format version {FORMAT_VERSION} is understood."]})
+    names = [d.get("name") for d in data["checks"] if isinstance(d, dict)]
+    duplicates = sorted({n for n in names if names.count(n) > 1 and n})
+    if duplicates:
+        raise ImportInvalid({"checks": [f"Check names must be unique in the file: {', '.join(duplicates)}."]})
+    return data["checks"]
+
+
+def _prepare(document: Any, user) -> tuple[str, RuleTemplate, dict[str, Any]]:
+    if not isinstance(document, dict) or set(document) - {"name", "template", "params"}:
+        raise ImportInvalid({"check": ["Each check has exactly name, template and params."]})
+    name, key, params = document.get("name"), document.get("template"), document.get("params") or {}
+    problems: dict[str, Any] = {}
+    if not isinstance(name, str) or not name.strip():
+        problems["name"] = ["A check needs a name."]
+    template = RuleTemplate.objects.filter(key=key).first()
+    if template is None:
+        problems["template"] = [f"Unknown rule template {key!r}."]
+    if not isinstance(params, dict):
+        problems["params"] = ["params must be a mapping."]
+    if problems:
+        raise ImportInvalid(problems)
+    params = dict(params)
+    for id_field, name_field in DATASOURCE_FIELDS.items():
+        if name_field in params:
+            datasource = Datasource.objects.visible_to(user).filter(name=params.pop(name_field)).first()
+            params[id_field] = datasource.pk if datasource else -1  # -1: reported as not usable below
+    try:
+        return name.strip(), template, validate_params(template, params, user)
+    except ParamsInvalid as exc:
+        raise ImportInvalid({"name": name, "params": exc.fields}) from None
+
+
+def _save(name: str, template: RuleTemplate, params: dict[str, Any], user) -> Check:
+    check = Check.objects.alive().filter(name=name).first()
+    if check is None:
+        check = Check.objects.create(name=name, template=template, params=params, owner=user)
+    else:
+        check.template, check.params = template, params
+        check.save()
+    check.record_version(user)
+    return check

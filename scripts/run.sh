@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# `make run`: the embedded default on one machine. Migrates ./var's SQLite database, makes the
+# first admin and the demo data (both idempotent, so a second run reuses everything), then serves
+# the web app and one Celery worker (with embedded beat) until Ctrl-C, which stops them both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PORT=${PORT:-8000}
+URL="http://127.0.0.1:$PORT"
+PY=.venv/bin/python
+export PATH="$PWD/.venv/bin:$PATH"        # spark-submit and Spark's helpers find the venv (stack-notes T6)
+export SPARK_LOCAL_IP=127.0.0.1           # else Spark binds a non-loopback address (T8)
+export PYSPARK_PYTHON="$PWD/.venv/bin/python"  # else Spark's Python workers use PATH's python3 (T5)
+
+port_in_use() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null
+}
+
+if port_in_use; then
+  echo "Port $PORT on 127.0.0.1 is already in use (another \`make run\`?). Stop that program, or run: PORT=8001 make run" >&2
+  exit 1
+fi
+
+$PY manage.py migrate --noinput -v0
+admin_line=$($PY manage.py ensure_admin)
+$PY manage.py load_demo
+$PY manage.py collectstatic --noinput -v0
+
+pids=()
+stop_all() {
+  # Ignore, not reset: a second Ctrl-C (or make and timeout passing the signal on) must not kill
+  # this script half-way and leave the servers running.
+  trap '' INT TERM
+  trap - EXIT
+  echo "Stopping the web server and the worker (a few seconds)..."
+  # TERM to the leaders only: Celery then stops its pool and beat itself (a warm shutdown).
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  # Celery's warm shutdown on the filesystem broker takes about 8 s here; allow 30.
+  for _ in $(seq 1 300); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  # Each server leads its own process group (setsid), so this also reaches any leftover child.
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap 'stop_all; exit 130' INT
+trap 'stop_all; exit 143' TERM
+trap stop_all EXIT
+
+# setsid: a process group of their own, which stop_all signals once and in order, instead of the
+# terminal's Ctrl-C hitting them mid-start. Embedded beat (-B) is fine with a single worker.
+# -q drops Celery's start-up banner, so that ours below is the last thing on the screen.
+setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark -c 1 -B -l warning &
+pids+=($!)
+# --insecure: static files are served even when DEBUG is turned off for a try-out.
+setsid $PY manage.py runserver "127.0.0.1:$PORT" --noreload --insecure &
+pids+=($!)
+
+web_ready() {
+  $PY -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "$URL/healthz" 2>/dev/null
+}
+worker_ready() {
+  .venv/bin/celery -A dq_platform inspect ping --timeout 1 -d make-run@localhost >/dev/null 2>&1
+}
+wait_until() {  # description, command...
+  local what=$1; shift
+  for attempt in $(seq 1 90); do
+    "$@" && return 0
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null || { echo "A server exited during start-up; see the messages above." >&2; exit 1; }
+    done
+    [ "$attempt" = 90 ] && { echo "$what did not answer in time." >&2; exit 1; }
+    sleep 0.5
+  done
+}
+wait_until "The web server ($URL/healthz)" web_ready
+wait_until "The Celery worker" worker_ready
+
+cat <<EOF
+
+================================================================================
+  Data quality platform is running
+    App:       $URL/
+    Admin:     $URL/admin/
+    API docs:  $URL/api/docs/
+  $admin_line
+  Demo data and its planted defects: ${DQ_VAR_DIR:-var}/demo/README.txt
+  Press Ctrl-C to stop.
+================================================================================
+
+EOF
+
+# Until Ctrl-C, or until either server dies (then stop the other too).
+wait -n "${pids[@]}" || true
+echo "A server stopped unexpectedly; stopping the rest." >&2
+exit 1

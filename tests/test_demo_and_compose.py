@@ -272,3 +272,16 @@ def test_it_passes_docker_compose_config_only_when_the_secrets_are_set():
 
     assert with_secrets.returncode == 0, with_secrets.stderr
     assert without.returncode != 0 and "SECRET_KEY" in without.stderr
+
+
+@pytest.mark.django_db
+def test_it_creates_the_demo_checks_once_owned_by_the_admin(var_dir, django_user_model):
+    from rules.models import Check
+
+    admin = django_user_model.objects.create_superuser("admin", password="admin-pass-123")
+    assert "Created 7 demo checks" in run("load_demo")
+    assert "Demo checks already present" in run("load_demo")
+    checks = Check.objects.filter(name__startswith="demo · ")
+    assert checks.count() == 7 and {c.owner_id for c in checks} == {admin.pk}
+    ids = checks.get(name="demo · order ids unique").params
+    assert ids["src_datasource_id"] == Datasource.objects.get(name="demo").pk and ids["src_field"] == "order_id"

@@ -4,11 +4,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from datasources import demo
 from datasources.models import Datasource
+
+DEMO_CHECKS = Path(demo.__file__).with_name("demo_checks.yaml")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,25 @@ class Command(BaseCommand):
         with transaction.atomic():
             for source in demo_sources(layout):
                 self._register(source)
+        self._import_checks()
+
+    def _import_checks(self) -> None:
+        """The demo checks, through the same validation as a YAML import by a user (rules as code)."""
+        from rules.models import Check
+        from rules.yaml_io import ImportInvalid, import_checks
+
+        if Check.objects.alive().filter(name__startswith="demo · ").exists():
+            self.stdout.write("Demo checks already present.")
+            return
+        owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+        if owner is None:
+            self.stderr.write(self.style.WARNING("No administrator yet, so no demo checks: run ensure_admin, then load_demo."))
+            return
+        try:
+            checks = import_checks(DEMO_CHECKS.read_text(encoding="utf-8"), owner)
+        except ImportInvalid as exc:
+            raise CommandError(f"The demo checks do not validate: {exc.fields}") from None
+        self.stdout.write(f"Created {len(checks)} demo checks.")
 
     def _register(self, source: DemoSource) -> None:
         existing = Datasource.objects.filter(name=source.name).first()

@@ -29,6 +29,17 @@ def _field_messages(detail: Any) -> Any:
     return _flatten(detail)
 
 
+def _field_paths(fields: dict[str, Any], prefix: str = "") -> list[str]:
+    """`{"params": {"src_table": [...]}}` → `["params.src_table"]`, for the summary message."""
+    paths = []
+    for key, value in fields.items():
+        if isinstance(value, dict):
+            paths.extend(_field_paths(value, f"{prefix}{key}."))
+        else:
+            paths.append(f"{prefix}{key}")
+    return paths
+
+
 def error_body(detail: Any, status_code: int) -> dict[str, Any]:
     if isinstance(detail, dict) and set(detail) != {"detail"}:
         fields = {k: _field_messages(v) for k, v in detail.items() if k != "non_field_errors"}
@@ -36,7 +47,7 @@ def error_body(detail: Any, status_code: int) -> dict[str, Any]:
         if general:
             message = " ".join(general)
         elif fields:
-            message = "Some fields are not valid: " + ", ".join(fields) + "."
+            message = "Some fields are not valid: " + ", ".join(_field_paths(fields)) + "."
         else:
             message = "The request is not valid."
         return {"message": message, "fields": fields}

@@ -96,7 +96,7 @@ def _select(rule, entry, *, template, user, by_field):
         rule["options"] = list(entry["options"])
     elif source == "datasources":
         rule["options"] = [
-            {"label": f"{d.name} ({d.get_type_display()})", "value": d.pk}
+            {"label": f"{d.name} ({_kind(d)})", "value": d.pk}
             for d in Datasource.objects.visible_to(user).order_by("name")
         ]
     elif source == "comparison_types":
@@ -107,6 +107,12 @@ def _select(rule, entry, *, template, user, by_field):
         _fetch_options(rule, entry, by_field)
     else:
         rule["options"] = list(entry["options"])
+
+
+def _kind(datasource: Datasource) -> str:
+    if datasource.type == Datasource.Type.FILE:
+        return f"{datasource.get_format_display().split(' ')[0]} files"
+    return datasource.get_type_display()
 
 
 def _fetch_options(rule: dict[str, Any], entry: ResolvedInput, by_field: dict[str, ResolvedInput]) -> None:

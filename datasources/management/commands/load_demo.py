@@ -68,7 +68,9 @@ class Command(BaseCommand):
             return
         owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
         if owner is None:
-            self.stderr.write(self.style.WARNING("No administrator yet, so no demo checks: run ensure_admin, then load_demo."))
+            self.stderr.write(
+                self.style.WARNING("No administrator yet, so no demo checks: run ensure_admin, then load_demo.")
+            )
             return
         try:
             checks = import_checks(DEMO_CHECKS.read_text(encoding="utf-8"), owner)

@@ -9,7 +9,8 @@ PIP := $(VENV)/bin/pip
 run: setup system-deps
 	@scripts/run.sh
 
-test: setup-dev system-deps services
+test: setup-dev services
+	@DQ_TEST_TOOLS=1 scripts/system-deps.sh
 	@scripts/test.sh $(ARGS)
 
 lint: setup-dev

@@ -156,6 +156,9 @@ if not DATABASES["default"].get("ENGINE", "").startswith("django.db.backends."):
         f"got scheme {str(_env('str', 'DATABASE_URL')).split(':', 1)[0]!r}."
     )
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Tests keep their database in a file (not in memory) so that a real Celery worker process
+    # can share it in the end-to-end tests; one file per test process, so parallel runs don't clash.
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")
     # The worker writes results while the web process writes too: WAL + IMMEDIATE transactions
     # avoid "database is locked" (stack-notes T12).
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -233,7 +236,7 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = _bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Spark work has its own queue so a worker holding a JVM (-c 1) takes only that (stack-notes T13).
-DQ_SPARK_QUEUE = "spark"
+DQ_SPARK_QUEUE = _env("str", "DQ_SPARK_QUEUE", default="spark")
 CELERY_TASK_DEFAULT_QUEUE = "default"
 
 # --- engine and data -------------------------------------------------------------------------
@@ -250,6 +253,18 @@ DQ_ERROR_ROWS_LIMIT = _env("int", "DQ_ERROR_ROWS_LIMIT", default=1000)
 DQ_FILE_ROOTS = [
     Path(p).resolve() for p in _env("list", "DQ_FILE_ROOTS", default=[str(VAR_DIR / "demo"), str(VAR_DIR / "files")])
 ]
+DQ_ENGINE_MODE = _choice("DQ_ENGINE_MODE", "in_process", ("in_process", "spark_submit"))
+# A run's hard limit; the soft limit (which records a clean `error`) comes a minute earlier. The
+# reaper marks runs still `running` after the hard limit (their worker died) as `error`.
+DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=3600)
+if DQ_RUN_TIME_LIMIT < 10:
+    raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 10 seconds.")
+DQ_RUN_SOFT_TIME_LIMIT = max(DQ_RUN_TIME_LIMIT - 60, DQ_RUN_TIME_LIMIT * 9 // 10)
+DQ_REAPER_INTERVAL = _env("int", "DQ_REAPER_INTERVAL", default=60)
+DQ_REAPER_GRACE = _env("int", "DQ_REAPER_GRACE", default=30)
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-runs": {"task": "executions.tasks.reap_stale_runs", "schedule": DQ_REAPER_INTERVAL},
+}
 DQ_CONNECT_TIMEOUT = _env("int", "DQ_CONNECT_TIMEOUT", default=5)
 if not 1 <= DQ_CONNECT_TIMEOUT <= 120:
     raise ImproperlyConfigured("DQ_CONNECT_TIMEOUT must be between 1 and 120 seconds.")

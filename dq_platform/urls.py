@@ -9,6 +9,7 @@ api_v1 = [
     path("auth/token/", views.ObtainTokenView.as_view(), name="auth-token"),
     path("", include("datasources.urls")),
     path("", include("rules.urls")),
+    path("", include("executions.urls")),
 ]
 
 urlpatterns = [

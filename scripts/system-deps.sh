@@ -7,7 +7,10 @@ need=()
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 [ -f /usr/share/java/mariadb-java-client.jar ] || need+=(libmariadb-java)
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)
-if [ "${DQ_WITH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null; then need+=(chromium); fi
+# Test tools: docker-compose validates docker-compose.yml (no engine needed).
+if [ "${DQ_TEST_TOOLS:-0}" = 1 ]; then
+  command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || need+=(docker-compose)
+fi
 
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" != 0 ]; then

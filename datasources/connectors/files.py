@@ -84,6 +84,15 @@ class FileConnector:
             raise ConnectorError(f"Cannot read the schema of {table!r}: {exc}") from None
         return [Column(field.name, str(field.type)) for field in schema]
 
+    def dataset_path(self, table: str) -> str:
+        """Where Spark reads dataset `table`: the file or directory (a URI for remote sources)."""
+        entry = self._entries().get(table)
+        if entry is None:
+            raise TableNotFound(f"Dataset {table!r} does not exist under {self.ds.path}.")
+        if self.ds.is_remote_path:
+            return self.ds.path.rstrip("/") + "/" + entry.base_name
+        return entry.path
+
     def _format(self):
         if self.ds.format == "csv":
             delimiter = str(self.ds.options.get("delimiter", ","))

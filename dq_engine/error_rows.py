@@ -1,0 +1,61 @@
+"""Error-row writer: a check's offending rows → Parquet under `<root>/<check id>/`.
+
+The web app pages through these files with pyarrow (executions/error_rows.py), so the rows are
+written as one small Parquet file per check: every column of the batch plus `_dq_check` (the
+check's name), at most `limit` rows; the exact count is reported separately. Column types Parquet
+or pyarrow cannot hold or read back nicely (intervals, void, variant, also inside structs, arrays
+and maps) are written as their string form.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import DataType
+
+CHECK_COLUMN = "_dq_check"
+_AWKWARD_TYPES = ("interval", "void", "variant")
+
+
+def error_rows_path(root: str, check_id: str) -> str:
+    """`<root>/<check id>`; the id is made filesystem-safe (ids are usually numbers)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", check_id).strip(".") or "check"
+    return root.rstrip("/") + "/" + safe
+
+
+def write_error_rows(rows: DataFrame, path: str, check_name: str, limit: int) -> None:
+    """Overwrite `path` with at most `limit` of `rows`, tagged with the check's name."""
+    from pyspark.sql import functions as F
+
+    frame = parquet_friendly(rows.drop(CHECK_COLUMN) if CHECK_COLUMN in rows.columns else rows)
+    frame = frame.withColumn(CHECK_COLUMN, F.lit(check_name)).limit(limit).coalesce(1)
+    frame.write.mode("overwrite").parquet(path)
+
+
+def parquet_friendly(frame: DataFrame) -> DataFrame:
+    """Cast columns whose type Parquet/pyarrow handle badly to strings; keep all others as they are."""
+    from pyspark.sql import functions as F
+
+    if not any(_awkward(field.dataType) for field in frame.schema.fields):
+        return frame
+    columns = []
+    for field in frame.schema.fields:
+        column = F.col("`" + field.name.replace("`", "``") + "`")
+        columns.append(column.cast("string").alias(field.name) if _awkward(field.dataType) else column)
+    return frame.select(*columns)
+
+
+def _awkward(data_type: DataType) -> bool:
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if isinstance(data_type, StructType):
+        return any(_awkward(field.dataType) for field in data_type.fields)
+    if isinstance(data_type, ArrayType):
+        return _awkward(data_type.elementType)
+    if isinstance(data_type, MapType):
+        return _awkward(data_type.keyType) or _awkward(data_type.valueType)
+    name = data_type.typeName().lower()
+    return any(awkward in name for awkward in _AWKWARD_TYPES)

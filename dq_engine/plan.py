@@ -1,0 +1,111 @@
+"""The fused plan: which Spark work each batch needs, decided from the spec alone (no Spark here).
+
+Per batch (DESIGN.md, "Engine"):
+- ONE aggregate pass: the filtered row count plus every conditional count and aggregate;
+- one group-by per distinct key column, shared by all uniqueness checks on that column;
+- one left-anti join per (source batch, target batch, mappings), shared by identical accuracy checks;
+- one query per custom SQL check, two per value comparison, as the user wrote them.
+
+A batch that more than one pass touches is cached for the run, so the source is read once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dq_engine.metrics import ROW_LEVEL_KINDS
+from dq_engine.spec import CheckSpec, JobSpec, SpecError
+
+SQL_KINDS = ("custom_sql", "value_comparison")
+ROW_SET_KINDS = ("conditional_count", "duplicate_values", "unmatched_rows")  # checks that have error rows
+
+MappingKey = tuple[tuple[str, str, str], ...]
+
+
+@dataclass
+class BatchPlan:
+    name: str
+    row_checks: list[CheckSpec] = field(default_factory=list)  # fused into the aggregate pass
+    count_checks: list[CheckSpec] = field(default_factory=list)  # the pass's row count is their statistic
+    uniqueness_checks: list[CheckSpec] = field(default_factory=list)  # grouped by resolved column at run time
+    joins: dict[tuple[str, MappingKey], list[CheckSpec]] = field(default_factory=dict)
+    sql_checks: list[CheckSpec] = field(default_factory=list)
+    passes: int = 1  # Spark passes expected over this batch (the aggregate pass always runs)
+
+    @property
+    def needs_cache(self) -> bool:
+        return self.passes > 1
+
+
+def validate(spec: JobSpec) -> None:
+    """What JobSpec parsing leaves to the engine: unique check ids, usable mappings and sink."""
+    seen: set[str] = set()
+    for check in spec.checks:
+        if check.id in seen:
+            raise SpecError(f"Check id {check.id!r} is used twice; ids key the result document.")
+        seen.add(check.id)
+        if check.metric.kind == "unmatched_rows":
+            mapping_key(check)
+    if spec.error_rows is not None and spec.error_rows.limit < 0:
+        raise SpecError("error_rows.limit must not be negative.")
+
+
+def mapping_key(check: CheckSpec) -> MappingKey:
+    """The accuracy mappings as a hashable key: ((source, operator, target), ...)."""
+    from dq_engine.spec import MAPPING_OPERATORS
+
+    mappings = check.metric.get("mappings")
+    path = f"check {check.id}: mappings"
+    if not isinstance(mappings, list) or not mappings:
+        raise SpecError(f"{path} must list at least one {{source, operator, target}} pair.")
+    pairs = []
+    for index, pair in enumerate(mappings):
+        if (
+            not isinstance(pair, dict)
+            or not isinstance(pair.get("source"), str)
+            or not isinstance(pair.get("target"), str)
+        ):
+            raise SpecError(f"{path}[{index}] needs source and target column names.")
+        operator = pair.get("operator") or "="
+        if operator not in MAPPING_OPERATORS:
+            raise SpecError(f"{path}[{index}].operator must be one of {' '.join(MAPPING_OPERATORS)}.")
+        pairs.append((pair["source"], operator, pair["target"]))
+    return tuple(pairs)
+
+
+def make_plan(spec: JobSpec) -> dict[str, BatchPlan]:
+    plans = {name: BatchPlan(name) for name in spec.batches}
+    for check in spec.checks:
+        plan = plans[check.batch]
+        kind = check.metric.kind
+        if kind in ROW_LEVEL_KINDS:
+            plan.row_checks.append(check)
+        elif kind == "row_count":
+            plan.count_checks.append(check)
+        elif kind == "duplicate_values":
+            plan.uniqueness_checks.append(check)
+        elif kind == "unmatched_rows":
+            plan.joins.setdefault((check.target_batch, mapping_key(check)), []).append(check)
+        elif kind in SQL_KINDS:
+            plan.sql_checks.append(check)
+    _count_passes(spec, plans)
+    return plans
+
+
+def _count_passes(spec: JobSpec, plans: dict[str, BatchPlan]) -> None:
+    """Upper bound of passes per batch (error-row writes counted as possible), to decide caching."""
+    writes_error_rows = spec.error_rows is not None and spec.error_rows.limit > 0
+    for plan in plans.values():
+        plan.passes += len({c.metric.get("column") for c in plan.uniqueness_checks})
+        plan.passes += len(plan.joins) + len(plan.sql_checks)
+        for target, _ in plan.joins:
+            plans[target].passes += 1
+        for check in plan.sql_checks:
+            if check.target_batch and check.target_batch != plan.name:
+                plans[check.target_batch].passes += 1
+        if writes_error_rows:
+            plan.passes += sum(
+                1
+                for c in [*plan.row_checks, *plan.uniqueness_checks, *(c for cs in plan.joins.values() for c in cs)]
+                if c.error_rows and c.metric.kind in ROW_SET_KINDS
+            )

@@ -1,0 +1,74 @@
+"""The result document: one plain, JSON-serialisable dict per run (executions/ records it).
+
+{
+  "run_id": 12,
+  "spark_application_id": "local-1764499200000",
+  "started_at": "2026-11-30T10:00:00.123Z", "finished_at": "2026-11-30T10:00:04.456Z",   (UTC)
+  "batches": {"b1": {"rows": 1000, "error": null},
+              "b2": {"rows": null, "error": "Batch b2 could not be read (...): Connection refused"}},
+  "checks": {
+    "41": {"status": "ok", "statistic": 3.0, "comparison": null, "message": null,
+           "error_row_count": 3, "error_rows_written": 3, "error_rows_path": "/var/dq/error-data/run-12/41",
+           "batch": "b1", "target_batch": null},
+    "42": {"status": "error", "statistic": null, "comparison": null,
+           "message": "Unknown column 'emial'; the batch has the columns id, email.", ...}
+  },
+  "plan": {"batches": {"b1": {"aggregate_passes": 1, "isolation_passes": 0, "group_bys": 1, "joins": 0,
+                              "sql_queries": 1, "error_row_writes": 1, "cached": true, "fused_checks": 5}},
+           "spark_jobs": 9, "job_group": "dq-engine-12-1a2b3c4d"}
+}
+
+- `statistic`: float, or null when the check errored or the value is NULL (an aggregate over no
+  values, a custom query returning NULL: status "ok" with a message saying so).
+- `comparison`: value_comparison's second query; null for every other metric.
+- `error_row_count`: exact number of offending rows (conditional counts, uniqueness: rows carrying
+  a duplicated value, accuracy: unmatched source rows); null for metrics without rows.
+- `error_rows_written` / `error_rows_path`: set when the check asked for error rows and the spec
+  has an error-row sink (at most `limit` rows are written; 0 and null path when there were none).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from dq_engine.spec import CheckSpec
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_outcome(check: CheckSpec) -> dict[str, Any]:
+    return {
+        "status": "error",
+        "statistic": None,
+        "comparison": None,
+        "message": None,
+        "error_row_count": None,
+        "error_rows_written": None,
+        "error_rows_path": None,
+        "batch": check.batch,
+        "target_batch": check.target_batch,
+    }
+
+
+def number(value: Any) -> tuple[float | None, str | None]:
+    """A statistic as a float (Decimal, int, float), or None with a message saying why not."""
+    if value is None:
+        return None, "The value is NULL (no non-NULL values to measure)."
+    if isinstance(value, bool):
+        return None, f"The value is a boolean ({value}), not a number."
+    if isinstance(value, int | float | Decimal):
+        result = float(value)
+        if not math.isfinite(result):
+            return None, f"The value is {value}, which is not a finite number."
+        return result, None
+    if isinstance(value, str):
+        try:
+            return number(Decimal(value.strip()))
+        except ArithmeticError:
+            pass
+    return None, f"The value {str(value)[:80]!r} is not a number."

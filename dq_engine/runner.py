@@ -1,0 +1,483 @@
+"""The runner: job spec → readers → fused metric plan → error rows → result document.
+
+`run(spec, spark, secrets)` is the engine's one entry point (exported as `dq_engine.run`). The
+caller owns the SparkSession; the runner only caches its batches and names temp views for the
+length of the run, and removes them before returning.
+
+Flow per run:
+1. open every batch: read the source (schema only), apply the filter (parsed and re-rendered by
+   sql_safety, never pasted), sample if asked, cache it when more than one pass will touch it;
+2. one aggregate pass per batch: row count + all conditional counts + all aggregates;
+3. one group-by per uniqueness key column; 4. one left-anti join per accuracy mapping;
+5. custom SQL / value comparison queries against temp views of the batches;
+each followed by the error-row writes of its checks.
+
+Failure is a value: each check's expression is analysed alone before it joins the fused pass
+(an unknown column or wrong type stays that check's error); when the fused pass still fails at run
+time (e.g. ANSI overflow), every check is evaluated separately to isolate the culprit. A batch
+that cannot be read makes every check on it an error with the reason.
+
+Accuracy NULL handling: the `=` and `<=>` operators are null-safe, so a NULL source key matches a
+NULL target key (DolphinScheduler coalesced NULL to '' on both sides, so NULL matched NULL; unlike
+it, NULL does not match ''). The other operators (`!=`, `<`, ...) follow SQL: NULL matches nothing.
+When a pair compares a string column with a non-string one, both sides are compared as strings
+(Spark's ANSI mode would otherwise cast the string to a number and fail on the first non-number).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import reduce
+from typing import TYPE_CHECKING, Any
+
+from dq_engine import plan as planning
+from dq_engine.error_rows import error_rows_path, write_error_rows
+from dq_engine.errors import BatchError, CheckError, describe, quiet_pyspark_error_logs
+from dq_engine.metrics import RowMetric, quote_identifier, resolve_column, row_metric
+from dq_engine.readers import describe_source, read_source
+from dq_engine.result import new_outcome, number, utc_now
+from dq_engine.spec import CheckSpec, JdbcSource, JobSpec, SpecError
+from dq_engine.sql_safety import UnsafeSQL, filter_to_spark_sql, parse_filter, parse_select
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+logger = logging.getLogger(__name__)
+
+# A sampled batch is read more than once when cached passes are not enough (isolation); a fixed
+# seed keeps the sample the same across those passes.
+SAMPLE_SEED = 20261130
+
+
+def run(
+    spec: JobSpec | dict[str, Any],
+    spark: SparkSession,
+    secrets: Mapping[str, str] | None = None,
+    *,
+    job_group: str | None = None,
+) -> dict[str, Any]:
+    """Run every check of the spec and return the result document (see dq_engine.result).
+
+    - `secrets`: password values by the names the spec's JDBC sources give (`password_secret`);
+      the CLI passes os.environ. Nothing from it is logged or copied into the result.
+    - `job_group`: the Spark job group for this run's jobs (a caller can cancel it with
+      `sparkContext.cancelJobGroup`); one is made up when omitted. The caller's own group and job
+      description are restored afterwards.
+
+    Raises SpecError for a malformed spec; every other failure is reported inside the document.
+    """
+    job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
+    planning.validate(job)
+    started_at = utc_now()
+    group = job_group or f"dq-engine-{_slug(job.run_id)}-{uuid.uuid4().hex[:8]}"
+    execution = _Execution(job, spark, secrets or {})
+    with quiet_pyspark_error_logs(), _job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs:
+        try:
+            execution.execute()
+        finally:
+            execution.cleanup()
+    return {
+        "run_id": job.run_id,
+        "spark_application_id": spark.sparkContext.applicationId,
+        "started_at": started_at,
+        "finished_at": utc_now(),
+        "batches": {
+            name: {"rows": execution.rows.get(name), "error": execution.batch_errors.get(name)} for name in job.batches
+        },
+        "checks": execution.outcomes,
+        "plan": {"batches": execution.stats, "spark_jobs": count_jobs(), "job_group": group},
+    }
+
+
+def _slug(value: Any) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", str(value))[:40] or "run"
+
+
+@contextmanager
+def _job_group(spark: SparkSession, group: str, description: str) -> Iterator[Callable[[], int]]:
+    """Tag this thread's Spark jobs with the run's group; yield a counter of the jobs it ran."""
+    context = spark.sparkContext
+    keys = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+    previous = {key: context.getLocalProperty(key) for key in keys}
+    tracker = context.statusTracker()
+    before = set(tracker.getJobIdsForGroup(group))
+    context.setJobGroup(group, description, interruptOnCancel=True)
+    try:
+        yield lambda: len(set(tracker.getJobIdsForGroup(group)) - before)
+    finally:
+        for key, value in previous.items():
+            context.setLocalProperty(key, value)  # None removes the property
+
+
+class _Failed:
+    """A value that could not be computed, in the list of isolated results."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+class _Execution:
+    """The state of one run: batches, outcomes, plan statistics."""
+
+    def __init__(self, spec: JobSpec, spark: SparkSession, secrets: Mapping[str, str]):
+        self.spec, self.spark, self.secrets = spec, spark, secrets
+        self.plans = planning.make_plan(spec)
+        self.frames: dict[str, DataFrame] = {}
+        self.batch_errors: dict[str, str] = {}
+        self.rows: dict[str, int | None] = {}
+        self.outcomes: dict[str, dict[str, Any]] = {check.id: new_outcome(check) for check in spec.checks}
+        self.done: set[str] = set()
+        self.views: dict[str, str] = {}
+        self.cached: list[DataFrame] = []
+        self.token = uuid.uuid4().hex[:10]
+        self.stats = {
+            name: {
+                "aggregate_passes": 0,
+                "isolation_passes": 0,
+                "group_bys": 0,
+                "joins": 0,
+                "sql_queries": 0,
+                "error_row_writes": 0,
+                "cached": False,
+                "fused_checks": 0,
+            }
+            for name in spec.batches
+        }
+        # Only the secrets this run uses are redacted from messages (the CLI's mapping is os.environ).
+        self.used_secrets = [
+            secrets[s.password_secret]
+            for s in spec.sources.values()
+            if isinstance(s, JdbcSource) and s.password_secret and secrets.get(s.password_secret)
+        ]
+
+    # --- flow ------------------------------------------------------------------------------------
+    def execute(self) -> None:
+        for name in self.spec.batches:
+            self._open(name)
+        for name in self.spec.batches:
+            self._aggregate_pass(name)
+        for name in self.spec.batches:
+            self._uniqueness(name)
+        for name in self.spec.batches:
+            self._accuracy(name)
+        for name in self.spec.batches:
+            self._queries(name)
+        for check in self.spec.checks:  # a check no step reached (should not happen): say so
+            if check.id not in self.done:
+                self._fail(check, CheckError(self._problem(check) or "The engine did not evaluate this check."))
+
+    def cleanup(self) -> None:
+        for view in self.views.values():
+            try:
+                self.spark.catalog.dropTempView(view)
+            except Exception:  # noqa: BLE001 - cleanup must not hide the run's result
+                logger.warning("Could not drop temp view %s", view)
+        for frame in self.cached:
+            try:
+                frame.unpersist()
+            except Exception:  # noqa: BLE001
+                logger.warning("Could not unpersist a cached batch")
+
+    # --- batches -----------------------------------------------------------------------------------
+    def _open(self, name: str) -> None:
+        batch = self.spec.batches[name]
+        source = self.spec.sources[batch.source]
+        try:
+            frame = read_source(self.spark, source, self.secrets)
+        except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
+            self.batch_errors[name] = f"Batch {name} could not be read ({describe_source(source)}): {self._say(exc)}"
+            return
+        if batch.filter:
+            try:
+                frame = frame.where(filter_to_spark_sql(parse_filter(batch.filter, frame.columns)))
+            except UnsafeSQL as exc:
+                self.batch_errors[name] = f"The filter of batch {name} was refused: {self._say(exc)}"
+                return
+            except Exception as exc:  # noqa: BLE001 - Spark's analysis of the filter
+                self.batch_errors[name] = f"The filter of batch {name} cannot be applied: {self._say(exc)}"
+                return
+        if batch.sample_fraction is not None:
+            fraction = batch.sample_fraction
+            if isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction <= 1:
+                self.batch_errors[name] = f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
+                return
+            if fraction < 1:
+                frame = frame.sample(fraction=float(fraction), seed=SAMPLE_SEED)
+        if self.plans[name].needs_cache:
+            from pyspark import StorageLevel
+
+            frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+            self.cached.append(frame)
+            self.stats[name]["cached"] = True
+        self.frames[name] = frame
+
+    def _problem(self, check: CheckSpec) -> str | None:
+        """Why a check cannot run because of its batches, or None."""
+        if check.batch in self.batch_errors:
+            return self.batch_errors[check.batch]
+        if check.target_batch and check.target_batch in self.batch_errors:
+            return f"Target batch: {self.batch_errors[check.target_batch]}"
+        return None
+
+    def _runnable(self, checks: list[CheckSpec]) -> list[CheckSpec]:
+        """The checks whose batches are fine; the others get their batch's error."""
+        kept = []
+        for check in checks:
+            problem = self._problem(check)
+            if problem:
+                self._fail(check, BatchError(problem))
+            else:
+                kept.append(check)
+        return kept
+
+    # --- 2. the fused aggregate pass ------------------------------------------------------------
+    def _aggregate_pass(self, name: str) -> None:
+        from pyspark.sql import functions as F
+
+        plan = self.plans[name]
+        if name in self.batch_errors:
+            self._runnable([*plan.row_checks, *plan.count_checks])
+            return
+        frame = self.frames[name]
+        metrics: list[tuple[CheckSpec, RowMetric]] = []
+        for check in plan.row_checks:
+            try:
+                metric = row_metric(frame, check.metric, self.spark)
+                frame.agg(metric.aggregate).schema  # noqa: B018 - analyse alone: a broken check stays out of the fused pass
+            except Exception as exc:  # noqa: BLE001
+                self._fail(check, exc)
+                continue
+            metrics.append((check, metric))
+        row_count = F.count(F.lit(1))
+        self.stats[name]["fused_checks"] = len(metrics)
+        try:
+            fused = frame.agg(row_count, *(m.aggregate.alias(f"__dq_m{i}") for i, (_, m) in enumerate(metrics)))
+            values = list(fused.collect()[0])
+            self.stats[name]["aggregate_passes"] += 1
+            rows, results = values[0], values[1:]
+        except Exception as fused_error:  # noqa: BLE001 - isolate the culprit check by check
+            logger.info("Fused pass over batch %s failed (%s); isolating checks.", name, describe(fused_error))
+            try:
+                rows = frame.agg(row_count).collect()[0][0]
+                self.stats[name]["isolation_passes"] += 1
+            except Exception as exc:  # noqa: BLE001 - the batch itself fails at run time
+                self.batch_errors[name] = f"Batch {name} could not be read: {self._say(exc)}"
+                self._runnable([c for c, _ in metrics] + plan.count_checks)
+                return
+            results = [self._isolated(frame, metric) for _, metric in metrics]
+            self.stats[name]["isolation_passes"] += len(metrics)
+        self.rows[name] = int(rows)
+        for (check, metric), value in zip(metrics, results, strict=True):
+            if isinstance(value, _Failed):
+                self._fail(check, value.exc)
+            elif check.metric.kind == "conditional_count":
+                self._ok(check, float(value), error_row_count=int(value))
+                self._error_rows(check, int(value), lambda m=metric: frame.where(m.predicate))
+            else:
+                self._ok_value(check, value)
+        for check in plan.count_checks:
+            self._ok(check, float(rows))
+
+    def _isolated(self, frame: DataFrame, metric: RowMetric) -> Any:
+        try:
+            return frame.agg(metric.aggregate).collect()[0][0]
+        except Exception as exc:  # noqa: BLE001
+            return _Failed(exc)
+
+    # --- 3. uniqueness: one group-by per key column ----------------------------------------------------
+    def _uniqueness(self, name: str) -> None:
+        from pyspark.sql import functions as F
+
+        checks = self._runnable(self.plans[name].uniqueness_checks)
+        if not checks:
+            return
+        frame = self.frames[name]
+        by_column: dict[str, list[CheckSpec]] = {}
+        for check in checks:
+            try:
+                field, _ = resolve_column(frame, check.metric.get("column"))
+            except CheckError as exc:
+                self._fail(check, exc)
+                continue
+            by_column.setdefault(field.name, []).append(check)
+        for column_name, group in by_column.items():
+            column = F.col(quote_identifier(column_name))
+            try:
+                duplicated = (
+                    frame.where(column.isNotNull())
+                    .groupBy(column.alias("__dq_key"))
+                    .agg(F.count(F.lit(1)).alias("__dq_n"))
+                    .where(F.col("__dq_n") > 1)
+                )
+                values, rows = duplicated.agg(F.count(F.lit(1)), F.sum("__dq_n")).collect()[0]
+                self.stats[name]["group_bys"] += 1
+            except Exception as exc:  # noqa: BLE001
+                for check in group:
+                    self._fail(check, exc)
+                continue
+            offending = int(rows or 0)
+            for check in group:
+                self._ok(check, float(values), error_row_count=offending)
+                self._error_rows(
+                    check,
+                    offending,
+                    lambda c=column, d=duplicated: frame.join(
+                        d.select("__dq_key"), c == F.col("__dq_key"), "left_semi"
+                    ),
+                )
+
+    # --- 4. accuracy: one left-anti join per (source, target, mappings) --------------------------------
+    def _accuracy(self, name: str) -> None:
+        for (target, mappings), checks in self.plans[name].joins.items():
+            checks = self._runnable(checks)
+            if not checks:
+                continue
+            try:
+                unmatched = self._unmatched(self.frames[name], self.frames[target], mappings)
+                count = unmatched.count()
+                self.stats[name]["joins"] += 1
+            except Exception as exc:  # noqa: BLE001
+                for check in checks:
+                    self._fail(check, exc)
+                continue
+            for check in checks:
+                self._ok(check, float(count), error_row_count=int(count))
+                self._error_rows(check, int(count), lambda u=unmatched: u)
+
+    def _unmatched(self, source: DataFrame, target: DataFrame, mappings: planning.MappingKey) -> DataFrame:
+        """Source rows with no target row matching every pair (target columns renamed to avoid clashes)."""
+        from pyspark.sql import functions as F
+
+        conditions: list[Column] = []
+        projected: list[Column] = []
+        for index, (source_name, operator, target_name) in enumerate(mappings):
+            source_field, left = _mapped_column(source, source_name, "source")
+            target_field, right_in_target = _mapped_column(target, target_name, "target")
+            alias = f"__dq_t{index}"
+            projected.append(right_in_target.alias(alias))
+            right = F.col(alias)
+            if _is_text(source_field.dataType) != _is_text(target_field.dataType):
+                left, right = left.cast("string"), right.cast("string")
+            conditions.append(_join_condition(left, operator, right))
+        condition = reduce(lambda a, b: a & b, conditions)
+        return source.join(target.select(*projected), condition, "left_anti")
+
+    # --- 5. custom SQL and value comparison ---------------------------------------------------------
+    def _queries(self, name: str) -> None:
+        for check in self._runnable(self.plans[name].sql_checks):
+            try:
+                if check.metric.kind == "custom_sql":
+                    statistic = self._scalar(check.metric.get("sql"), ("src_table",), check)
+                    self.stats[name]["sql_queries"] += 1
+                    self._ok_value(check, statistic)
+                else:
+                    places = ("src_table", "target_table")
+                    statistic = self._scalar(check.metric.get("sql"), places, check)
+                    comparison = self._scalar(check.metric.get("comparison_sql"), places, check, "comparison query")
+                    self.stats[name]["sql_queries"] += 2
+                    self._ok_value(check, statistic, comparison)
+            except Exception as exc:  # noqa: BLE001
+                self._fail(check, exc)
+
+    def _scalar(self, text: Any, placeholders: tuple[str, ...], check: CheckSpec, what: str = "query") -> Any:
+        """Run a user's one-value SELECT against the batches' views and return the value."""
+        if not isinstance(text, str):
+            raise CheckError(f"The {what} is missing.")
+        try:
+            query = parse_select(text, placeholders)
+        except UnsafeSQL as exc:
+            raise CheckError(f"The {what} was refused: {exc}")
+        batches = {"src_table": check.batch, "target_table": check.target_batch}
+        sql = query.to_spark_sql({placeholder: self._view(batches[placeholder]) for placeholder in query.tables_used})
+        rows = self.spark.sql(sql).limit(2).collect()
+        if not rows:
+            raise CheckError(f"The {what} returned no rows; it must return one row holding one number.")
+        if len(rows) > 1:
+            raise CheckError(f"The {what} returned more than one row; it must return one row holding one number.")
+        value = rows[0][0]
+        if value is not None and number(value)[0] is None:
+            raise CheckError(f"The {what} must return a number; {number(value)[1]}")
+        return value
+
+    def _view(self, batch: str) -> str:
+        if batch not in self.views:
+            view = f"dq_{self.token}_{len(self.views)}"
+            self.frames[batch].createOrReplaceTempView(view)
+            self.views[batch] = view
+        return self.views[batch]
+
+    # --- outcomes ------------------------------------------------------------------------------------
+    def _say(self, exc: BaseException) -> str:
+        return describe(exc, self.used_secrets)
+
+    def _fail(self, check: CheckSpec, exc: BaseException) -> None:
+        outcome = self.outcomes[check.id]
+        outcome.update(status="error", statistic=None, comparison=None, message=self._say(exc))
+        self.done.add(check.id)
+
+    def _ok(self, check: CheckSpec, statistic: float | None, error_row_count: int | None = None) -> None:
+        self.outcomes[check.id].update(status="ok", statistic=statistic, error_row_count=error_row_count)
+        self.done.add(check.id)
+
+    def _ok_value(self, check: CheckSpec, value: Any, comparison: Any = "absent") -> None:
+        """An aggregate or query value: a number, or NULL (ok, with a message saying so)."""
+        statistic, message = number(value)
+        self._ok(check, statistic)
+        notes = [] if statistic is not None else [f"Statistic: {message}"]
+        if comparison != "absent":
+            compared, why = number(comparison)
+            self.outcomes[check.id]["comparison"] = compared
+            if compared is None:
+                notes.append(f"Comparison: {why}")
+        self.outcomes[check.id]["message"] = " ".join(notes) or None
+
+    def _error_rows(self, check: CheckSpec, count: int, rows: Callable[[], DataFrame]) -> None:
+        """Write a check's offending rows when it asks for them and the spec has a sink."""
+        sink = self.spec.error_rows
+        if not check.error_rows or sink is None:
+            return
+        outcome = self.outcomes[check.id]
+        if count <= 0 or sink.limit <= 0:
+            outcome["error_rows_written"] = 0
+            return
+        path = error_rows_path(sink.root, check.id)
+        try:
+            write_error_rows(rows(), path, check.name, sink.limit)
+        except Exception as exc:  # noqa: BLE001 - the statistic stands; only the sample is missing
+            outcome["message"] = f"Error rows could not be written to {path}: {self._say(exc)}"
+            return
+        self.stats[check.batch]["error_row_writes"] += 1
+        outcome.update(error_rows_written=min(count, sink.limit), error_rows_path=path)
+
+
+def _mapped_column(frame: DataFrame, name: str, side: str) -> tuple[Any, Column]:
+    try:
+        return resolve_column(frame, name)
+    except CheckError as exc:
+        raise CheckError(f"Mapping {side} column: {exc}")
+
+
+def _join_condition(left: Column, operator: str, right: Column) -> Column:
+    if operator in ("=", "<=>"):
+        return left.eqNullSafe(right)
+    if operator == "!=":
+        return left != right
+    if operator == "<":
+        return left < right
+    if operator == "<=":
+        return left <= right
+    if operator == ">":
+        return left > right
+    if operator == ">=":
+        return left >= right
+    raise SpecError(f"Unknown mapping operator {operator!r}.")
+
+
+def _is_text(data_type: Any) -> bool:
+    from pyspark.sql.types import CharType, StringType, VarcharType
+
+    return isinstance(data_type, StringType | CharType | VarcharType)

@@ -1,0 +1,268 @@
+"""The job spec: what the engine is asked to compute, as typed objects parsed from JSON.
+
+The platform (executions/) builds a spec per run; the engine never sees Django objects, rule
+templates or SQL text with holes. Secrets are not in the spec: a JDBC source names the
+environment variable (or secrets-mapping key) that holds its password, so a spec can be written
+to disk for `spark-submit` without leaking anything.
+
+Shape (JSON):
+{
+  "run_id": 12,
+  "sources": {"s1": {"kind": "jdbc", "url": "jdbc:postgresql://127.0.0.1:5432/test",
+                     "driver": "org.postgresql.Driver", "table": "public.orders", "user": "reader",
+                     "password_secret": "DQ_SECRET_S1", "options": {}},
+              "s2": {"kind": "file", "format": "parquet", "path": "/data/orders", "options": {}}},
+  "batches": {"b1": {"source": "s1", "filter": "status = 'paid'", "sample_fraction": null}},
+  "checks": [
+    {"id": "41", "name": "emails present", "batch": "b1", "target_batch": null,
+     "metric": {"kind": "conditional_count", "predicate": "null_or_empty", "column": "customer_email"},
+     "error_rows": true}
+  ],
+  "error_rows": {"root": "/var/dq/error-data/run-12", "limit": 1000}
+}
+
+Metric kinds and their fields (`column` names are checked against the batch schema at run time):
+- conditional_count + predicate:
+    null_or_empty(column) | regexp_mismatch(column, pattern) | not_in_list_or_null(column, values)
+    | length_compare(column, operator in = < <= > >= <>, length) | time_between(column, begin, end,
+    format or null) | outside_range(column, min or null, max or null)
+- row_count
+- aggregate(column, function in avg sum min max)
+- duplicate_values(column)
+- unmatched_rows(mappings: [{source, operator, target}]) — needs target_batch
+- custom_sql(sql) — `${src_table}` is bound to the batch's view
+- value_comparison(sql, comparison_sql) — `${src_table}` / `${target_table}`; needs target_batch
+
+Result document (JSON): see `dq_engine.result`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FILE_FORMATS = ("parquet", "csv", "json", "orc")
+PREDICATES = {
+    "null_or_empty": (),
+    "regexp_mismatch": ("pattern",),
+    "not_in_list_or_null": ("values",),
+    "length_compare": ("operator", "length"),
+    "time_between": ("begin", "end", "format"),
+    "outside_range": ("min", "max"),
+}
+METRIC_FIELDS = {
+    "row_count": (),
+    "aggregate": ("column", "function"),
+    "duplicate_values": ("column",),
+    "unmatched_rows": ("mappings",),
+    "custom_sql": ("sql",),
+    "value_comparison": ("sql", "comparison_sql"),
+}
+NEEDS_TARGET = ("unmatched_rows", "value_comparison")
+LENGTH_OPERATORS = ("=", "<", "<=", ">", ">=", "<>")
+AGGREGATES = ("avg", "sum", "min", "max")
+MAPPING_OPERATORS = ("=", "<=>", "!=", "<", "<=", ">", ">=")
+
+
+class SpecError(ValueError):
+    """The spec is malformed; the message names the offending path."""
+
+
+@dataclass(frozen=True)
+class JdbcSource:
+    url: str
+    driver: str
+    table: str
+    user: str = ""
+    password_secret: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    kind: str = "jdbc"
+
+
+@dataclass(frozen=True)
+class FileSource:
+    format: str
+    path: str
+    options: dict[str, str] = field(default_factory=dict)
+    kind: str = "file"
+
+
+@dataclass(frozen=True)
+class Batch:
+    source: str
+    filter: str | None = None
+    sample_fraction: float | None = None
+
+
+@dataclass(frozen=True)
+class Metric:
+    kind: str
+    fields: dict[str, Any]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.fields[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields.get(name, default)
+
+    @property
+    def predicate(self) -> str | None:
+        return self.fields.get("predicate")
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    id: str
+    name: str
+    batch: str
+    metric: Metric
+    target_batch: str | None = None
+    error_rows: bool = False
+
+
+@dataclass(frozen=True)
+class ErrorRowSink:
+    root: str
+    limit: int = 1000
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    run_id: int | str
+    sources: dict[str, JdbcSource | FileSource]
+    batches: dict[str, Batch]
+    checks: list[CheckSpec]
+    error_rows: ErrorRowSink | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any) -> JobSpec:
+        return _parse_spec(data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "sources": {name: _source_dict(s) for name, s in self.sources.items()},
+            "batches": {
+                name: {"source": b.source, "filter": b.filter, "sample_fraction": b.sample_fraction}
+                for name, b in self.batches.items()
+            },
+            "checks": [
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "batch": c.batch,
+                    "target_batch": c.target_batch,
+                    "metric": {"kind": c.metric.kind, **c.metric.fields},
+                    "error_rows": c.error_rows,
+                }
+                for c in self.checks
+            ],
+            "error_rows": None
+            if self.error_rows is None
+            else {"root": self.error_rows.root, "limit": self.error_rows.limit},
+        }
+
+
+def _source_dict(source: JdbcSource | FileSource) -> dict[str, Any]:
+    if isinstance(source, JdbcSource):
+        return {
+            "kind": "jdbc",
+            "url": source.url,
+            "driver": source.driver,
+            "table": source.table,
+            "user": source.user,
+            "password_secret": source.password_secret,
+            "options": dict(source.options),
+        }
+    return {"kind": "file", "format": source.format, "path": source.path, "options": dict(source.options)}
+
+
+# --- parsing ----------------------------------------------------------------------------------
+def _require(mapping: Any, key: str, path: str, kind: type | tuple = str) -> Any:
+    if not isinstance(mapping, dict) or key not in mapping:
+        raise SpecError(f"{path}.{key} is missing.")
+    value = mapping[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise SpecError(f"{path}.{key} has the wrong type ({type(value).__name__}).")
+    return value
+
+
+def _parse_source(name: str, data: Any) -> JdbcSource | FileSource:
+    path = f"sources.{name}"
+    kind = _require(data, "kind", path)
+    options = {str(k): str(v) for k, v in (data.get("options") or {}).items()}
+    if kind == "jdbc":
+        return JdbcSource(
+            url=_require(data, "url", path),
+            driver=_require(data, "driver", path),
+            table=_require(data, "table", path),
+            user=data.get("user") or "",
+            password_secret=data.get("password_secret"),
+            options=options,
+        )
+    if kind == "file":
+        fmt = _require(data, "format", path)
+        if fmt not in FILE_FORMATS:
+            raise SpecError(f"{path}.format must be one of {', '.join(FILE_FORMATS)}.")
+        return FileSource(format=fmt, path=_require(data, "path", path), options=options)
+    raise SpecError(f"{path}.kind must be jdbc or file.")
+
+
+def _parse_metric(path: str, data: Any) -> Metric:
+    kind = _require(data, "kind", path)
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    if kind == "conditional_count":
+        predicate = _require(data, "predicate", path)
+        if predicate not in PREDICATES:
+            raise SpecError(f"{path}.predicate must be one of {', '.join(PREDICATES)}.")
+        required = ("column", *PREDICATES[predicate])
+    elif kind in METRIC_FIELDS:
+        required = METRIC_FIELDS[kind]
+    else:
+        raise SpecError(f"{path}.kind {kind!r} is unknown.")
+    missing = [name for name in required if name not in fields]
+    if missing:
+        raise SpecError(f"{path} lacks {', '.join(missing)}.")
+    return Metric(kind=kind, fields=fields)
+
+
+def _parse_spec(data: Any) -> JobSpec:
+    if not isinstance(data, dict):
+        raise SpecError("The spec must be a JSON object.")
+    sources = {name: _parse_source(name, s) for name, s in _require(data, "sources", "spec", dict).items()}
+    batches = {}
+    for name, b in _require(data, "batches", "spec", dict).items():
+        source = _require(b, "source", f"batches.{name}")
+        if source not in sources:
+            raise SpecError(f"batches.{name}.source names an unknown source {source!r}.")
+        batches[name] = Batch(source=source, filter=b.get("filter") or None, sample_fraction=b.get("sample_fraction"))
+    checks = []
+    for index, c in enumerate(_require(data, "checks", "spec", list)):
+        path = f"checks[{index}]"
+        batch = _require(c, "batch", path)
+        target = c.get("target_batch")
+        metric = _parse_metric(f"{path}.metric", _require(c, "metric", path, dict))
+        for name in (batch, target):
+            if name is not None and name not in batches:
+                raise SpecError(f"{path} names an unknown batch {name!r}.")
+        if metric.kind in NEEDS_TARGET and target is None:
+            raise SpecError(f"{path}: {metric.kind} needs a target_batch.")
+        checks.append(
+            CheckSpec(
+                id=str(_require(c, "id", path, (str, int))),
+                name=str(c.get("name") or c["id"]),
+                batch=batch,
+                metric=metric,
+                target_batch=target,
+                error_rows=bool(c.get("error_rows")),
+            )
+        )
+    sink = data.get("error_rows")
+    error_rows = (
+        None
+        if not sink
+        else ErrorRowSink(root=_require(sink, "root", "error_rows"), limit=int(sink.get("limit", 1000)))
+    )
+    return JobSpec(
+        run_id=data.get("run_id", ""), sources=sources, batches=batches, checks=checks, error_rows=error_rows
+    )

@@ -1,0 +1,105 @@
+"""Fusion, counted in Spark work rather than seconds: jobs per job group and rows read from the source.
+
+DolphinScheduler ran one Spark job per rule, each re-reading the table. Here N row-level checks on
+one batch make one aggregate pass, so the source is read once whatever N is.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from dq_engine.tests.conftest import NOTE, check, make_spec, spark_work
+
+pytestmark = pytest.mark.spark
+
+ROW_LEVEL_CHECKS = [
+    check("null", "null_or_empty", column="customer_email"),
+    check("regexp", "regexp_mismatch", column="customer_email", pattern=r"@example\.com$"),
+    check("enum", "not_in_list_or_null", column="status", values=["paid"]),
+    check("length", "length_compare", column=NOTE, operator=">", length=3),
+    check("range", "outside_range", column="amount", min=0, max=100),
+    check("avg", "aggregate", column="amount", function="avg"),
+]
+
+
+def _single_batch_spec(parquet_sources, checks):
+    return {
+        "run_id": "fusion",
+        "sources": {"orders": parquet_sources["orders"]},
+        "batches": {"b": {"source": "orders"}},  # no filter: every scan reads all 8 rows
+        "checks": checks,
+    }
+
+
+def _run_counted(spark, spec):
+    import dq_engine
+
+    group = f"test-{uuid.uuid4().hex[:8]}"
+    document = dq_engine.run(spec, spark, job_group=group)
+    return document, spark_work(spark, group)
+
+
+def test_n_row_level_checks_on_one_batch_read_the_source_once_in_one_aggregate_pass(spark, parquet_sources):
+    fused, fused_work = _run_counted(spark, _single_batch_spec(parquet_sources, ROW_LEVEL_CHECKS))
+    per_rule = [_run_counted(spark, _single_batch_spec(parquet_sources, [c])) for c in ROW_LEVEL_CHECKS]
+    single_jobs = {work["jobs"] for _, work in per_rule}
+    per_rule_work = {key: sum(work[key] for _, work in per_rule) for key in ("jobs", "input_records")}
+    print(f"\nfused {len(ROW_LEVEL_CHECKS)} checks: {fused_work}; one run per check: {per_rule_work}")
+
+    n = len(ROW_LEVEL_CHECKS)
+    assert fused["plan"]["batches"]["b"] | {"cached": None} == {
+        "aggregate_passes": 1,
+        "isolation_passes": 0,
+        "group_bys": 0,
+        "joins": 0,
+        "sql_queries": 0,
+        "error_row_writes": 0,
+        "cached": None,
+        "fused_checks": n,
+    }
+    assert fused_work["input_records"] == 8  # the 8 source rows, read once
+    assert per_rule_work["input_records"] == n * 8  # re-read for every rule
+    assert len(single_jobs) == 1 and fused_work["jobs"] == single_jobs.pop()  # N checks cost what 1 costs
+    assert per_rule_work["jobs"] == n * fused_work["jobs"]
+    assert fused["plan"]["spark_jobs"] == fused_work["jobs"]
+    for spec_check in ROW_LEVEL_CHECKS:  # and the fused numbers are the per-rule numbers
+        alone = next(doc for doc, _ in per_rule if spec_check["id"] in doc["checks"])
+        assert fused["checks"][spec_check["id"]]["statistic"] == alone["checks"][spec_check["id"]]["statistic"]
+
+
+def test_uniqueness_checks_share_one_group_by_per_column_and_accuracy_checks_one_join(spark, parquet_sources):
+    import dq_engine
+
+    mappings = [{"source": "customer_email", "operator": "=", "target": "email"}]
+    checks = [
+        check("dup_email_1", "duplicate_values", column="customer_email"),
+        check("dup_email_2", "duplicate_values", column="CUSTOMER_EMAIL"),  # same column, Spark's case rules
+        check("dup_status", "duplicate_values", column="status"),
+        check("acc_1", "unmatched_rows", target="t", mappings=mappings),
+        check("acc_2", "unmatched_rows", target="t", mappings=mappings),
+    ]
+    document = dq_engine.run(make_spec(parquet_sources, checks), spark)
+
+    stats = document["plan"]["batches"]["b"]
+    assert (stats["group_bys"], stats["joins"], stats["aggregate_passes"]) == (2, 1, 1)
+    assert [document["checks"][c]["statistic"] for c in ("dup_email_1", "dup_email_2", "dup_status")] == [2, 2, 1]
+    assert document["checks"]["acc_1"]["statistic"] == document["checks"]["acc_2"]["statistic"] == 3
+
+
+def test_a_batch_read_by_several_passes_is_cached_for_the_run_and_released_after(spark, parquet_sources):
+    import dq_engine
+
+    checks = [
+        check("null", "null_or_empty", column="customer_email"),
+        check("dup", "duplicate_values", column="status"),
+        check("sql", "custom_sql", sql="SELECT max(order_id) FROM ${src_table}"),
+    ]
+    document = dq_engine.run(make_spec(parquet_sources, checks), spark)
+
+    assert document["plan"]["batches"]["b"]["cached"] is True  # 3 passes: aggregate, group-by, query
+    assert document["plan"]["batches"]["t"]["cached"] is False  # only its row count
+    assert document["checks"]["sql"]["statistic"] == 7.0
+    assert spark.sparkContext._jsc.getPersistentRDDs().isEmpty()
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("dq_")]

@@ -1,0 +1,64 @@
+"""Reads a result's error rows back from the Parquet store (pyarrow, no Spark) for paging and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.dataset as pa_ds
+
+
+@dataclass
+class Page:
+    count: int
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+def _dataset(path: str) -> pa_ds.Dataset | None:
+    if not path or not Path(path).exists():
+        return None
+    return pa_ds.dataset(path, format="parquet", ignore_prefixes=[".", "_"])
+
+
+def _json_value(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)  # dates, timestamps, decimals: as text, exactly as stored
+
+
+def read_page(path: str, page: int, page_size: int) -> Page:
+    dataset = _dataset(path)
+    if dataset is None:
+        return Page(0, [], [])
+    table = dataset.to_table()
+    start = (page - 1) * page_size
+    window = table.slice(start, page_size)
+    rows = [[_json_value(v) for v in row.values()] for row in window.to_pylist()]
+    return Page(table.num_rows, table.column_names, rows)
+
+
+def csv_lines(path: str) -> Iterator[str]:
+    dataset = _dataset(path)
+    if dataset is None:
+        return
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(dataset.schema.names)
+    yield _drain(buffer)
+    for batch in dataset.to_batches():
+        for row in pa.Table.from_batches([batch]).to_pylist():
+            writer.writerow(["" if v is None else _json_value(v) for v in row.values()])
+        yield _drain(buffer)
+
+
+def _drain(buffer: io.StringIO) -> str:
+    text = buffer.getvalue()
+    buffer.seek(0)
+    buffer.truncate()
+    return text

@@ -1,0 +1,105 @@
+"""The check formula: pure functions, no Django (the results page and the CLI print the same words).
+
+A check states what must hold: `formula(statistic, comparison) <operator> threshold`. True means
+pass. Percentage formulas yield 0 when the comparison value is ≤ 0 (as DolphinScheduler did), the
+difference percentage uses the absolute difference, and a missing comparison value gives
+`unknown` rather than a guess.
+"""
+
+from __future__ import annotations
+
+import operator as op
+from dataclasses import dataclass
+from decimal import Decimal
+
+CHECK_TYPES = {
+    "comparison_minus_statistics": "expected − actual",
+    "statistics_minus_comparison": "actual − expected",
+    "statistics_comparison_percentage": "actual ÷ expected × 100",
+    "statistics_comparison_difference_comparison_percentage": "|expected − actual| ÷ expected × 100",
+}
+OPERATORS = {
+    "eq": (op.eq, "="),
+    "lt": (op.lt, "<"),
+    "le": (op.le, "≤"),
+    "gt": (op.gt, ">"),
+    "ge": (op.ge, "≥"),
+    "ne": (op.ne, "≠"),
+}
+NEGATED = {"eq": "≠", "lt": "≥", "le": ">", "gt": "≤", "ge": "<", "ne": "="}
+HUNDRED = Decimal(100)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # pass | fail | unknown
+    formula_value: float | None
+    sentence: str
+
+
+def _decimal(value: float | int | Decimal) -> Decimal:
+    # Through str so that 0.1 stays 0.1: `eq` comparisons must not fail on binary noise.
+    return value if isinstance(value, Decimal) else Decimal(str(value))
+
+
+def formula_value(check_type: str, statistic: float, comparison: float) -> Decimal:
+    actual, expected = _decimal(statistic), _decimal(comparison)
+    if check_type == "comparison_minus_statistics":
+        return expected - actual
+    if check_type == "statistics_minus_comparison":
+        return actual - expected
+    if check_type == "statistics_comparison_percentage":
+        return actual / expected * HUNDRED if expected > 0 else Decimal(0)
+    if check_type == "statistics_comparison_difference_comparison_percentage":
+        return abs(expected - actual) / expected * HUNDRED if expected > 0 else Decimal(0)
+    raise ValueError(f"Unknown check type {check_type!r}; expected one of {', '.join(CHECK_TYPES)}.")
+
+
+def holds(value: Decimal, operator: str, threshold: float) -> bool:
+    try:
+        compare = OPERATORS[operator][0]
+    except KeyError:
+        raise ValueError(f"Unknown operator {operator!r}; expected one of {', '.join(OPERATORS)}.") from None
+    return compare(value, _decimal(threshold))
+
+
+def rule_in_words(check_type: str, operator: str, threshold: float) -> str:
+    """ "Pass when actual − expected ≤ 0" — used by the results page and the CLI."""
+    return f"Pass when {CHECK_TYPES[check_type]} {OPERATORS[operator][1]} {_number(threshold)}"
+
+
+def evaluate(
+    statistic: float | None, comparison: float | None, check_type: str, operator: str, threshold: float
+) -> Verdict:
+    rule = rule_in_words(check_type, operator, threshold)
+    if statistic is None:
+        return Verdict("unknown", None, f"{rule}: no statistic was measured → unknown")
+    if comparison is None:
+        return Verdict("unknown", None, f"{rule}: no expected value yet (no earlier results) → unknown")
+    value = formula_value(check_type, statistic, comparison)
+    passed = holds(value, operator, threshold)
+    symbol = OPERATORS[operator][1] if passed else NEGATED[operator]
+    arithmetic = _arithmetic(check_type, statistic, comparison)
+    sentence = f"{rule}: {arithmetic} = {_number(value)} {symbol} {_number(threshold)} → {'pass' if passed else 'fail'}"
+    return Verdict("pass" if passed else "fail", float(value), sentence)
+
+
+def _arithmetic(check_type: str, statistic: float, comparison: float) -> str:
+    actual, expected = _number(statistic), _number(comparison)
+    if check_type == "comparison_minus_statistics":
+        return f"{expected} − {actual}"
+    if check_type == "statistics_minus_comparison":
+        return f"{actual} − {expected}"
+    if _decimal(comparison) <= 0:
+        return f"(expected {expected} ≤ 0, so the percentage is 0)"
+    if check_type == "statistics_comparison_percentage":
+        return f"{actual} ÷ {expected} × 100"
+    return f"|{expected} − {actual}| ÷ {expected} × 100"
+
+
+def _number(value: float | Decimal) -> str:
+    """12 not 12.0; 3.5 stays 3.5; long fractions are rounded to 4 places for reading."""
+    number = _decimal(value)
+    if number == number.to_integral_value():
+        return str(int(number))
+    return f"{float(round(number, 4)):g}"

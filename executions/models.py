@@ -1,0 +1,147 @@
+"""Runs (a frozen batch of checks), their append-only results, and the statistic history."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        PASSED = "passed", "Passed"
+        FAILED = "failed", "Failed"
+        ERROR = "error", "Error"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class Trigger(models.TextChoices):
+        MANUAL = "manual", "Manual"
+        SCHEDULE = "schedule", "Schedule"
+        API = "api", "API"
+        BACKFILL = "backfill", "Backfill"
+
+    class ScanMode(models.TextChoices):
+        FULL = "full", "Full scan"
+        PARTITION = "partition", "Partition (filtered)"
+        SAMPLE = "sample", "Sample"
+
+    FINISHED = (Status.PASSED, Status.FAILED, Status.ERROR, Status.CANCELLED)
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    trigger = models.CharField(max_length=10, choices=Trigger.choices, default=Trigger.API)
+    attempt = models.PositiveIntegerField(default=1)
+    retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="retries")
+    biz_date = models.DateField(help_text="The business date the run checks; ${biz_date} in filters.")
+    data_time = models.DateTimeField(help_text="Business time; history comparisons window on it.")
+    parameters = models.JSONField(default=dict, help_text="Resolved run parameters (biz_date, …).")
+    batches = models.JSONField(default=dict, help_text="Frozen batch definitions, by batch name.")
+    check_versions = models.ManyToManyField("rules.CheckVersion", related_name="runs")
+    rule_set_hash = models.CharField(max_length=64)
+    scan_mode = models.CharField(max_length=10, choices=ScanMode.choices, default=ScanMode.FULL)
+    blocking = models.BooleanField(default=False)
+    message = models.TextField(blank=True)
+    spark_application_id = models.CharField(max_length=200, blank=True)
+    launcher = models.CharField(max_length=20, blank=True)
+    plan = models.JSONField(default=dict, blank=True, help_text="What the engine did: passes per batch.")
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="runs")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} ({self.status})"
+
+    @classmethod
+    def claim(cls, run_id: int, attempt: int) -> bool:
+        """The only way a run starts: one worker wins the conditional update, a re-delivery loses."""
+        return bool(
+            cls.objects.filter(pk=run_id, attempt=attempt, status=cls.Status.QUEUED).update(
+                status=cls.Status.RUNNING, started_at=timezone.now()
+            )
+        )
+
+    def finish(self, status: str, blocking: bool, message: str = "", **fields) -> None:
+        """Close a running run; a run already finished (e.g. by the reaper) stays as it is."""
+        updated = Run.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
+            status=status, blocking=blocking, message=message, finished_at=timezone.now(), **fields
+        )
+        if updated:
+            self.refresh_from_db()
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+
+class Result(models.Model):
+    class Status(models.TextChoices):
+        PASS = "pass", "Pass"
+        FAIL = "fail", "Fail"
+        ERROR = "error", "Error"
+        UNKNOWN = "unknown", "Unknown"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
+    check_version = models.ForeignKey("rules.CheckVersion", on_delete=models.PROTECT, related_name="results")
+    rule_check = models.ForeignKey("rules.Check", on_delete=models.PROTECT, related_name="results")
+    batch = models.CharField(max_length=20)
+    status = models.CharField(max_length=10, choices=Status.choices, db_index=True)
+    statistic_name = models.CharField(max_length=120)
+    statistics_value = models.FloatField(null=True)
+    comparison_value = models.FloatField(null=True)
+    comparison_type = models.CharField(max_length=40, blank=True)
+    comparison_source = models.JSONField(default=dict, help_text="How the expected value was obtained.")
+    check_type = models.CharField(max_length=64)
+    operator = models.CharField(max_length=4)
+    threshold = models.FloatField()
+    failure_strategy = models.CharField(max_length=10)
+    formula_value = models.FloatField(null=True)
+    verdict = models.TextField(blank=True, help_text="The verdict in words.")
+    message = models.TextField(blank=True)
+    error_row_count = models.BigIntegerField(null=True)
+    error_rows_written = models.BigIntegerField(null=True)
+    error_rows_path = models.TextField(blank=True)
+    rows_scanned = models.BigIntegerField(null=True)
+    identity = models.CharField(
+        max_length=64, db_index=True, help_text="Check identity for history (params minus the verdict)."
+    )
+    data_time = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+
+    def __str__(self) -> str:
+        return f"Result {self.pk} ({self.status})"
+
+    @property
+    def blocks(self) -> bool:
+        """A `block` check fails closed: a failure or an evaluation error stops the workflow.
+        `unknown` (no history yet) does not block."""
+        return self.failure_strategy == "block" and self.status in (self.Status.FAIL, self.Status.ERROR)
+
+
+class StatisticValue(models.Model):
+    """One measured statistic of one check identity at one business time; the fluctuation
+    comparison types (daily_avg, last_7_day_avg, …) average these."""
+
+    identity = models.CharField(max_length=64)
+    statistic_name = models.CharField(max_length=120)
+    value = models.FloatField()
+    data_time = models.DateTimeField()
+    backfill = models.BooleanField(default=False)
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="statistics")
+    result = models.OneToOneField(Result, on_delete=models.CASCADE, related_name="statistic")
+
+    class Meta:
+        indexes = [models.Index(fields=["identity", "statistic_name", "data_time"], name="statistic_history")]
+
+    def __str__(self) -> str:
+        return f"{self.statistic_name}={self.value} @ {self.data_time:%Y-%m-%d %H:%M}"

@@ -7,12 +7,14 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date, timedelta
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.conf import settings
 
-from conftest import REDIS_URL
+from conftest import PG, PROBE_PASSWORD, PROBE_USER, REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,3 +115,76 @@ def wait_for_run(client, run_id: int, timeout: float = 240) -> dict:
         if time.monotonic() > deadline:
             raise AssertionError(f"Run {run_id} still {body['status']} after {timeout} s")
         time.sleep(0.5)
+
+
+# --- the end-to-end tables in PostgreSQL and their checks ------------------------------------------
+SCHEMA = "dq_e2e"
+TODAY = date.today()
+# order_id, customer_email, status, amount; created_at is TODAY-10+i days for row i.
+ROWS = [
+    (1, "a@x.io", "paid", 10),
+    (2, None, "paid", 20),
+    (3, "", "void", -5),
+    (4, "b@x.io", "bogus", 30),
+    (5, "c@x.io", None, 40),
+    (5, "d@x.io", "paid", 50),
+    (6, "e@x.io", "paid", 60),
+    (6, "f@x.io", "shipped", 70),
+    (6, "g@x.io", "paid", 80),
+    (7, "not-an-email", "paid", 90),
+]
+VERDICT = {
+    "check_type": "statistics_minus_comparison",
+    "operator": "le",
+    "threshold": 0,
+    "failure_strategy": "alert",
+    "comparison_type": "fix_value",
+    "comparison_value": 0,
+}
+
+
+@pytest.fixture(scope="module")
+def e2e_tables():
+    with psycopg.connect(**PG, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+        conn.execute(f"CREATE SCHEMA {SCHEMA}")
+        conn.execute(
+            f"CREATE TABLE {SCHEMA}.orders (order_id int, customer_email text, status text, "
+            "amount numeric(10,2), created_at timestamp)"
+        )
+        with conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {SCHEMA}.orders VALUES (%s, %s, %s, %s, %s)",
+                [(*row, TODAY - timedelta(days=10 - i)) for i, row in enumerate(ROWS)],
+            )
+        conn.execute(f"CREATE TABLE {SCHEMA}.big AS SELECT g AS id FROM generate_series(1, 3000) g")
+        conn.execute(f"GRANT USAGE ON SCHEMA {SCHEMA} TO {PROBE_USER}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {SCHEMA} TO {PROBE_USER}")
+        yield
+        conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+
+
+@pytest.fixture
+def warehouse(pg_server, e2e_tables, make_datasource):
+    return make_datasource(
+        name="warehouse",
+        type="postgresql",
+        host=PG["host"],
+        port=PG["port"],
+        database=PG["dbname"],
+        username=PROBE_USER,
+        password=PROBE_PASSWORD,
+    )
+
+
+def create_check(client, name, template, **params):
+    response = client.post("/api/v1/checks/", {"name": name, "template": template, "params": params}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()["id"]
+
+
+def start_and_wait(client, checks, **extra):
+    response = client.post("/api/v1/runs/", {"checks": checks, **extra}, format="json")
+    assert response.status_code == 202, response.json()
+    assert response.json()["status"] == "queued"
+    return wait_for_run(client, response.json()["id"])

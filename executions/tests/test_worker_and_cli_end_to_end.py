@@ -14,7 +14,8 @@ from django.conf import settings as django_settings
 from executions.models import Run
 from executions.tasks import reap_stale_runs
 
-from .test_runs_end_to_end import SCHEMA, VERDICT, _check, e2e_tables, warehouse  # noqa: F401
+from .conftest import SCHEMA, VERDICT
+from .conftest import create_check as _check
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,7 @@ def _dq_run(worker, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_the_cli_exits_0_1_or_2_and_prints_a_summary(cast, api_as, warehouse, celery_worker_process):  # noqa: F811
+def test_the_cli_exits_0_1_or_2_and_prints_a_summary(cast, api_as, warehouse, celery_worker_process):
     client = api_as(cast.admin)
     src = {"src_datasource_id": warehouse.pk, "src_table": f"{SCHEMA}.orders"}
     passing = _check(
@@ -56,7 +57,7 @@ def test_a_killed_worker_leaves_its_run_error_not_running_forever(
     api_as,
     warehouse,
     celery_worker_process,
-    settings,  # noqa: F811
+    settings,
 ):
     client = api_as(cast.author)
     slow = _check(

@@ -4,14 +4,19 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: run test lint setup setup-dev system-deps services clean
+.PHONY: run test lint bench setup setup-dev system-deps services frontend clean
 
-run: setup system-deps
+run: setup system-deps frontend
 	@scripts/run.sh
 
 test: setup-dev services
 	@DQ_TEST_TOOLS=1 scripts/system-deps.sh
+	@scripts/build-frontend.sh
 	@scripts/test.sh $(ARGS)
+
+# The engine benchmark (bench/README.md); size with BENCH_ROWS, e.g. BENCH_ROWS=10000000 make bench.
+bench: setup system-deps
+	@BENCH_ROWS=$${BENCH_ROWS:-5000000} $(PY) -m bench.run
 
 lint: setup-dev
 	$(VENV)/bin/ruff check .
@@ -38,5 +43,9 @@ system-deps:
 services:
 	@scripts/services.sh
 
+# The browser app: npm ci + vite build into frontend/dist, each skipped when up to date.
+frontend:
+	@scripts/build-frontend.sh
+
 clean:
-	rm -rf var/ test-artifacts/
+	rm -rf var/ test-artifacts/ frontend/dist/

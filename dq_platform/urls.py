@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import views
@@ -21,6 +21,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include(api_v1)),
+    # The browser app's own routes (history mode): a reload or a shared link gets the shell too.
+    re_path(r"^(?:checks|runs|results|datasources|templates)(?:/.*)?$", views.home, name="spa"),
 ]
 
 admin.site.site_header = "Data quality platform"

@@ -1,7 +1,14 @@
+import json
+from pathlib import Path
+
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
@@ -10,11 +17,54 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+SPA_MANIFEST = "spa-manifest.json"  # written by `vite build` (frontend/vite.config.ts)
+
+
+def spa_assets() -> dict | None:
+    """The built app's entry script, its CSS and the chunks to preload, from Vite's manifest.
+
+    The manifest is found like any static file: frontend/dist while developing (STATICFILES_DIRS),
+    STATIC_ROOT after collectstatic in production. None when the app has not been built.
+    """
+    path = finders.find(SPA_MANIFEST)
+    try:
+        if path:
+            manifest = json.loads(Path(path).read_text(encoding="utf-8"))
+        else:
+            with staticfiles_storage.open(SPA_MANIFEST) as stream:
+                manifest = json.load(stream)
+    except (OSError, ValueError):
+        return None
+    entry = next((chunk for chunk in manifest.values() if chunk.get("isEntry")), None)
+    if entry is None:
+        return None
+    return {
+        "script": entry["file"],
+        "css": entry.get("css", []),
+        "preload": [manifest[name]["file"] for name in entry.get("imports", []) if name in manifest],
+    }
+
 
 @login_required
+@ensure_csrf_cookie  # the SPA's HTTP client reads the csrftoken cookie for its POST/PUT/DELETE
 def home(request):
-    """The signed-in landing page; the SPA shell replaces it once frontend/dist exists."""
-    return render(request, "home.html")
+    """The browser app's shell, for `/` and its client-side routes (/checks/…, /runs/…).
+
+    The signed-in user travels in the page (json_script), so the first screen needs no extra
+    request. Without a build, a page says how to make one.
+    """
+    user = request.user
+    context = {
+        "assets": spa_assets(),
+        "spa_user": {
+            "username": user.get_username(),
+            "is_staff": user.is_staff,
+            "admin_url": reverse("admin:index") if user.is_staff else None,
+            "logout_url": reverse("logout"),
+            "api_docs_url": reverse("api-docs"),
+        },
+    }
+    return render(request, "spa.html" if context["assets"] else "home.html", context)
 
 
 def healthz(request):

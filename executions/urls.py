@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import dashboard, views
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -12,5 +12,11 @@ urlpatterns = [
     path("checks/<int:pk>/history/", views.check_history, name="check-history"),
     # The documented download path has no trailing slash (it names a file).
     path("results/<int:pk>/error-rows.csv", views.ResultViewSet.as_view({"get": "error_rows_csv"}), name="result-csv"),
+    # The browser app's dashboard (read-only; executions/dashboard.py). Before the router, whose
+    # results/{pk}/ would otherwise take "summary" and "latest" for ids; results/ adds the
+    # dashboard's filters (datasource, since, until) to the results list.
+    path("results/summary/", dashboard.results_summary, name="results-summary"),
+    path("results/latest/", dashboard.latest_results, name="results-latest"),
+    path("results/", dashboard.DashboardResultViewSet.as_view({"get": "list"}), name="result-list-filtered"),
     *router.urls,
 ]

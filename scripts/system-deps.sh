@@ -7,9 +7,11 @@ need=()
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 [ -f /usr/share/java/mariadb-java-client.jar ] || need+=(libmariadb-java)
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)
-# Test tools: docker-compose validates docker-compose.yml (no engine needed).
+# Test tools: docker-compose validates docker-compose.yml (no engine needed); the browser tests
+# drive Debian's Chromium through Playwright (no browser download).
 if [ "${DQ_TEST_TOOLS:-0}" = 1 ]; then
   command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || need+=(docker-compose)
+  [ -x /usr/bin/chromium ] || need+=(chromium)
 fi
 
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi

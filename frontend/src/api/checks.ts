@@ -1,0 +1,24 @@
+import { API, http } from '@/http'
+import type { Check, CheckVersion, HistoryPoint, Params } from './types'
+
+export interface CheckFilters {
+  search?: string
+  template?: string
+  datasource?: number | ''
+}
+
+export interface CheckInput {
+  name: string
+  template: string
+  params: Params
+}
+
+export const listChecks = (filters: CheckFilters = {}) => http.get<Check[]>(`${API}/checks/`, { ...filters })
+export const getCheck = (id: number) => http.get<Check>(`${API}/checks/${id}/`)
+export const createCheck = (body: CheckInput) => http.post<Check>(`${API}/checks/`, body)
+/** The whole check as the form shows it; the server writes a new version when anything changed. */
+export const updateCheck = (id: number, body: CheckInput) => http.put<Check>(`${API}/checks/${id}/`, body)
+export const deleteCheck = (id: number) => http.delete(`${API}/checks/${id}/`)
+export const listVersions = (id: number) => http.get<CheckVersion[]>(`${API}/checks/${id}/versions/`)
+/** Statistic and comparison values over business time, for the trend chart. */
+export const checkHistory = (id: number) => http.get<HistoryPoint[]>(`${API}/checks/${id}/history/`)

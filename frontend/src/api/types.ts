@@ -1,0 +1,229 @@
+// Shapes of the API's JSON (see README.md's API table and the OpenAPI schema at /api/schema/).
+
+export type CheckType =
+  | 'comparison_minus_statistics'
+  | 'statistics_minus_comparison'
+  | 'statistics_comparison_percentage'
+  | 'statistics_comparison_difference_comparison_percentage'
+export type Operator = 'eq' | 'lt' | 'le' | 'gt' | 'ge' | 'ne'
+export type RunStatus = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'cancelled'
+export type ResultStatus = 'pass' | 'fail' | 'error' | 'unknown'
+
+export interface Datasource {
+  id: number
+  name: string
+  type: 'postgresql' | 'mysql' | 'file' | string
+  description?: string
+  host?: string
+  port?: number | null
+  database?: string
+  username?: string
+  path?: string
+  format?: string
+  has_password?: boolean
+  created_at?: string
+}
+
+export interface TableInfo {
+  name: string
+}
+export interface ColumnInfo {
+  name: string
+  type: string
+}
+
+export interface TemplateInput {
+  field: string
+  title: string
+  help: string
+  value_type: string
+  required: boolean
+  default: unknown
+}
+
+export interface RuleTemplate {
+  key: string
+  name: string
+  rule_type: string
+  dimension: string
+  description: string
+  version: number
+  builtin: boolean
+  rule_json: { comparison_types?: string[]; statistic_name?: string; [key: string]: unknown }
+  inputs: TemplateInput[]
+}
+
+export interface ComparisonType {
+  key: string
+  name: string
+  source?: string
+  window?: string
+  description?: string
+}
+
+/** One form-create rule as /rule-templates/{key}/form/ serves it (plain JSON). */
+export interface FormRule {
+  type: string
+  field: string
+  title?: string
+  info?: string
+  value?: unknown
+  props?: Record<string, unknown>
+  options?: Array<{ label: string; value: unknown }>
+  validate?: Array<Record<string, unknown>>
+  col?: { span?: number }
+  link?: string[]
+  effect?: { fetch?: Record<string, unknown> }
+  control?: Array<{ value: unknown; rule: string[] }>
+  wrap?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+export type Params = Record<string, unknown>
+
+export interface Check {
+  id: number
+  name: string
+  template: string
+  params: Params
+  current_version: number
+  owner: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface CheckVersion {
+  number: number
+  name: string
+  template_key: string
+  template_version: number
+  params: Params
+  content_hash: string
+  created_by: string | null
+  created_at: string
+}
+
+export interface HistoryPoint {
+  result: number
+  run: number
+  data_time: string
+  status: ResultStatus
+  statistics_value: number | null
+  comparison_value: number | null
+  check_version: number
+  threshold: number
+  operator: Operator
+  check_type: CheckType
+}
+
+export interface ComparisonSource {
+  type?: string
+  batch?: string
+  baseline_runs?: number[]
+  values?: number
+  window?: { start: string; end: string }
+}
+
+export interface Result {
+  id: number
+  run: number
+  check: number
+  check_name: string
+  check_version: number
+  template: string
+  batch: string
+  status: ResultStatus
+  statistic_name: string
+  statistics_value: number | null
+  comparison_value: number | null
+  comparison_type: string
+  comparison_source: ComparisonSource
+  check_type: CheckType
+  operator: Operator
+  threshold: number
+  failure_strategy: 'alert' | 'block' | string
+  formula_value: number | null
+  verdict: string
+  message: string
+  error_row_count: number | null
+  error_rows_written: number | null
+  has_error_rows: boolean
+  rows_scanned: number | null
+  data_time: string
+  created_at: string
+  // Only in the dashboard's list (/results/):
+  datasource?: { id: number; name: string } | null
+  table?: string
+  blocks?: boolean
+  run_status?: RunStatus
+}
+
+export interface BatchDefinition {
+  datasource_id: number
+  datasource: string
+  table: string
+  filter: string | null
+  scan_mode: string
+  data_version?: string | null
+}
+
+export interface Run {
+  id: number
+  status: RunStatus
+  blocking: boolean
+  trigger: string
+  attempt: number
+  biz_date: string
+  data_time: string
+  parameters: Record<string, string>
+  batches: Record<string, BatchDefinition>
+  checks: Array<{ check: number; version: number; name: string }>
+  rule_set_hash: string
+  scan_mode: string
+  spark_application_id: string
+  message: string
+  created_by: string | null
+  created_at: string
+  started_at: string | null
+  finished_at: string | null
+  duration_seconds: number | null
+  results: Result[]
+}
+
+export interface ErrorRowsPage {
+  count: number
+  total_offending_rows: number | null
+  page: number
+  page_size: number
+  columns: string[]
+  rows: unknown[][]
+}
+
+export interface LatestResult {
+  check: number
+  check_name: string
+  result: number
+  run: number
+  status: ResultStatus
+  statistics_value: number | null
+  created_at: string
+  blocks: boolean
+}
+
+export interface ResultsSummary {
+  since: string
+  hours: number
+  checks: number
+  checks_run: number
+  results: number
+  passed: number
+  failed: number
+  errors: number
+  unknown: number
+  pass_rate: number | null
+  open_failures: number
+  blocking_failures: number
+  failing_checks: LatestResult[]
+  runs: number
+  active_runs: number
+}

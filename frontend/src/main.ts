@@ -1,0 +1,10 @@
+import { createApp } from 'vue'
+import ElementPlus from 'element-plus'
+import 'element-plus/dist/index.css'
+import formCreate from '@form-create/element-ui'
+import App from './App.vue'
+import { router } from './router'
+import './styles/main.css'
+
+// Element Plus before form-create: form-create renders Element Plus components by name (stack-notes T20).
+createApp(App).use(ElementPlus).use(formCreate).use(router).mount('#app')

@@ -1,0 +1,71 @@
+import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router'
+
+// History mode: Django serves the shell for these paths too (dq_platform/urls.py), so a reload
+// or a shared link opens the same page.
+const routes: RouteRecordRaw[] = [
+  { path: '/', redirect: '/results' },
+  { path: '/checks', name: 'checks', component: () => import('./pages/checks/ChecksPage.vue'), meta: { title: 'Checks' } },
+  {
+    path: '/checks/new',
+    name: 'check-new',
+    component: () => import('./pages/checks/CheckEditPage.vue'),
+    meta: { title: 'New check', nav: 'checks' },
+  },
+  {
+    path: '/checks/:id(\\d+)',
+    name: 'check-edit',
+    component: () => import('./pages/checks/CheckEditPage.vue'),
+    props: (route) => ({ id: Number(route.params.id) }),
+    meta: { title: 'Check', nav: 'checks' },
+  },
+  { path: '/runs', name: 'runs', component: () => import('./pages/runs/RunsPage.vue'), meta: { title: 'Runs' } },
+  {
+    path: '/runs/:id(\\d+)',
+    name: 'run',
+    component: () => import('./pages/runs/RunPage.vue'),
+    props: (route) => ({ id: Number(route.params.id) }),
+    meta: { title: 'Run', nav: 'runs' },
+  },
+  { path: '/results', name: 'results', component: () => import('./pages/results/ResultsPage.vue'), meta: { title: 'Results' } },
+  {
+    path: '/results/:id(\\d+)/error-rows',
+    name: 'error-rows',
+    component: () => import('./pages/results/ErrorRowsPage.vue'),
+    props: (route) => ({ id: Number(route.params.id) }),
+    meta: { title: 'Error rows', nav: 'results' },
+  },
+  {
+    path: '/datasources',
+    name: 'datasources',
+    component: () => import('./pages/datasources/DatasourcesPage.vue'),
+    meta: { title: 'Datasources' },
+  },
+  {
+    path: '/templates',
+    name: 'templates',
+    component: () => import('./pages/templates/TemplatesPage.vue'),
+    meta: { title: 'Rule templates' },
+  },
+  { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'Not found' } },
+]
+
+export const router = createRouter({
+  history: createWebHistory('/'),
+  routes,
+  scrollBehavior: (_to, _from, saved) => saved ?? { top: 0 },
+})
+
+router.afterEach((to) => {
+  const title = to.meta.title as string | undefined
+  document.title = title ? `${title} · Data quality` : 'Data quality'
+})
+
+// After a new release the old page's lazy chunks are gone from the server: open the page the
+// user asked for from the new build, once (sessionStorage stops a reload loop).
+const STALE_CHUNK = /Failed to fetch dynamically imported module|Importing a module script failed|Unable to preload CSS/i
+router.onError((error: unknown, to) => {
+  const key = 'dq-reloaded-for'
+  if (!STALE_CHUNK.test(String((error as Error)?.message)) || sessionStorage.getItem(key) === to.fullPath) return
+  sessionStorage.setItem(key, to.fullPath)
+  window.location.assign(to.fullPath)
+})

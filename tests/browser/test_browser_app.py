@@ -1,0 +1,250 @@
+"""The browser app as a new user meets it: sign in, author a null check on a real PostgreSQL table
+through the form the server generates, run it, watch it finish, read the statistic and the verdict,
+page through the planted bad rows, and see the trend after a second run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from executions.tests.conftest import create_check
+
+from .conftest import SCHEMA, sign_in, unexpected, wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+AUTHOR_PASSWORD = "author-pass-123"
+NULL_VERDICT = "Pass when actual − expected ≤ 0: 2 − 0 = 2 > 0 → fail"
+FINISHED = ("passed", "failed", "error", "cancelled")
+
+
+def form_item(page, label: str):
+    """The form field whose label reads exactly `label` (form-create renders Element Plus form items)."""
+    return page.locator(".el-form-item").filter(
+        has=page.locator(".el-form-item__label", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
+    )
+
+
+def pick(page, label: str, option: str, *, typing: str | None = None) -> None:
+    """Open the select of a field and click an option; the options may still be loading from the API."""
+    form_item(page, label).locator(".el-select__wrapper").click()
+    if typing:
+        page.keyboard.type(typing)
+    page.locator(".el-select-dropdown:visible .el-select-dropdown__item").filter(
+        has_text=re.compile(rf"^\s*{re.escape(option)}\s*$")
+    ).first.click()
+
+
+def selected(page, label: str):
+    """The text a select shows: the chosen option, or its placeholder when empty."""
+    return form_item(page, label).locator(".el-select__placeholder")
+
+
+def run_status(page) -> str:
+    return page.locator("[data-testid=run-status]").get_attribute("data-status") or ""
+
+
+def watch_run(page) -> list[str]:
+    """The statuses the run page shows, in order, until the run ends."""
+    seen: list[str] = []
+
+    def finished():
+        status = run_status(page)
+        if not seen or seen[-1] != status:
+            seen.append(status)
+        return status in FINISHED
+
+    page.wait_for_selector("[data-testid=run-status]")
+    wait_until(finished, timeout=240)
+    return seen
+
+
+@pytest.fixture
+def team_checks(cast, api_as, warehouse):
+    """Checks the author's team already has on the orders table."""
+    client = api_as(cast.author)
+    verdict = {
+        "check_type": "statistics_minus_comparison",
+        "operator": "le",
+        "threshold": 0,
+        "failure_strategy": "alert",
+        "comparison_type": "fix_value",
+        "comparison_value": 0,
+    }
+    src = {"src_datasource_id": warehouse.pk, "src_table": f"{SCHEMA}.orders"}
+    return [
+        create_check(client, "orders · ids unique", "uniqueness_check", **src, src_field="order_id", **verdict),
+        create_check(
+            client,
+            "orders · statuses known",
+            "enumeration_check",
+            **src,
+            src_field="status",
+            enum_list=["paid", "shipped", "void"],
+            **{**verdict, "failure_strategy": "block"},
+        ),
+        create_check(
+            client,
+            "orders · nine positive amounts",
+            "table_count_check",
+            **src,
+            src_filter="amount > 0",
+            **{**verdict, "operator": "eq", "comparison_value": 9},
+        ),
+    ]
+
+
+def test_a_new_user_authors_runs_and_reads_a_null_check(
+    live_server, page, shots, console_errors, cast, warehouse, pg_datasource, team_checks, browser_worker, built_app
+):
+    url = live_server.url
+    sign_in(page, url, "author", AUTHOR_PASSWORD)
+    expect(page.get_by_test_id("user-menu")).to_contain_text("author")
+    expect(page.get_by_test_id("admin-link")).to_have_count(0)  # no admin link for a non-admin
+
+    # The catalog, grouped by quality dimension, leads to the form of a template.
+    page.get_by_role("link", name="Rule templates").click()
+    completeness = page.locator("[data-dimension=completeness]")
+    expect(completeness).to_contain_text("Null check")
+    completeness.locator("[data-template=null_check]").get_by_role("button", name="Create a check").click()
+    expect(page).to_have_url(re.compile(r"/checks/new\?template=null_check$"))
+
+    # The form is form-create's rendering of /rule-templates/null_check/form/, with live selects.
+    page.get_by_test_id("check-name").fill("orders · customer e-mail present")
+    pick(page, "Source datasource", "warehouse (PostgreSQL)")
+    pick(page, "Source table", f"{SCHEMA}.orders", typing=SCHEMA)
+    pick(page, "Source column", "customer_email (text)")
+    # Another datasource clears the table and column picked from the first one.
+    pick(page, "Source datasource", "warehouse-pg (PostgreSQL)")
+    expect(selected(page, "Source table")).to_have_text("Pick a table")
+    expect(selected(page, "Source column")).to_have_text("Pick a column")
+    pick(page, "Source datasource", "warehouse (PostgreSQL)")
+    pick(page, "Source table", f"{SCHEMA}.orders", typing=SCHEMA)
+    pick(page, "Source column", "customer_email (text)")
+    expect(page.get_by_test_id("rule-preview")).to_contain_text("Pass when actual − expected ≤ 0")
+    shots("form", readme="check-form")
+
+    # A bad threshold (none at all) is caught under its field, as the served rule says.
+    threshold = form_item(page, "Threshold")
+    threshold.locator("input").fill("")
+    page.get_by_test_id("save-check").click()
+    expect(threshold.locator(".el-form-item__error")).to_have_text("Enter threshold: it is required.")
+    shots("threshold-error")
+    # A filter only the server can judge: its 400 lands under the filter field.
+    threshold.locator("input").fill("0")
+    source_filter = form_item(page, "Source filter")
+    source_filter.locator("textarea").fill("amount > (SELECT 1)")
+    page.get_by_test_id("save-check").click()
+    expect(source_filter.locator(".el-form-item__error")).to_contain_text("subquery")
+    expect(page.get_by_test_id("server-errors")).to_be_visible()
+    shots("field-errors")
+    source_filter.locator("textarea").fill("")
+    page.get_by_test_id("save-check").click()
+    expect(page).to_have_url(re.compile(r"/checks/\d+$"))
+    expect(page.get_by_test_id("current-version")).to_have_text("1")
+    check_id = int(page.url.rsplit("/", 1)[1])
+
+    # Run now → the run page follows it from queued to its end and shows the result.
+    page.get_by_test_id("run-now").click()
+    expect(page).to_have_url(re.compile(r"/runs/\d+$"))
+    statuses = watch_run(page)
+    assert statuses[0] in ("queued", "running") and statuses[-1] == "failed", statuses
+    result = page.get_by_test_id(f"result-{check_id}")
+    expect(result.get_by_test_id("statistic")).to_have_text("2")
+    expect(result.get_by_test_id("expected")).to_have_text("0")
+    expect(result.get_by_test_id("verdict")).to_have_text(NULL_VERDICT)
+    shots("run-finished")
+
+    # The results page says the same, with how the expected value was obtained.
+    page.get_by_role("link", name="Results", exact=True).click()
+    row = page.get_by_test_id("results-table").locator(".el-table__row").filter(has_text="customer e-mail present")
+    expect(row.get_by_test_id("statistic")).to_have_text("2")
+    expect(row.get_by_test_id("verdict")).to_have_text(NULL_VERDICT)
+    expect(row).to_contain_text("Fixed value set on the check")
+    expect(row).to_contain_text(f"{SCHEMA}.orders")
+    expect(page.get_by_test_id("summary-open-failures")).to_have_text("1")
+
+    # The bad rows: the NULL e-mail of order 2 and the empty one of order 3, and a CSV of them.
+    row.get_by_test_id("open-error-rows").click()
+    expect(page).to_have_url(re.compile(r"/results/\d+/error-rows$"))
+    table = page.get_by_test_id("error-rows-table")
+    expect(table.locator("thead")).to_contain_text("customer_email")
+    expect(table.locator(".el-table__body .el-table__row")).to_have_count(2)
+    headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
+    email, order = headers.index("customer_email"), headers.index("order_id")
+    cells = [r.locator("td").all_inner_texts() for r in table.locator(".el-table__body .el-table__row").all()]
+    assert sorted((c[order].strip(), c[email].strip()) for c in cells) == [("2", "NULL"), ("3", "(empty)")]
+    expect(page.get_by_test_id("error-rows-count")).to_contain_text("2 offending rows")
+    shots("error-rows", readme="error-rows")
+    with page.expect_download() as download:
+        page.get_by_test_id("download-csv").click()
+    lines = download.value.path().read_text().splitlines()
+    assert "customer_email" in lines[0] and len(lines) == 3
+
+    # The checks list: pick every check and run them together.
+    page.get_by_role("link", name="Checks", exact=True).click()
+    checks = page.get_by_test_id("checks-table")
+    expect(checks.locator(".el-table__body .el-table__row")).to_have_count(4)
+    expect(checks.locator(".el-table__row").filter(has_text="customer e-mail present")).to_contain_text("Fail")
+    shots("checks-list", readme="checks-list")
+    checks.locator(".el-table__header .el-checkbox").click()
+    page.get_by_test_id("run-selected").click()
+    expect(page).to_have_url(re.compile(r"/runs/\d+$"))
+    shots("run-live")
+    assert watch_run(page)[-1] == "failed"
+    expect(page.get_by_test_id("run-results").locator("article")).to_have_count(4)
+    expect(page.get_by_test_id("run-blocking")).to_be_visible()  # the enumeration check blocks on failure
+    shots("run-of-four", readme="run")
+
+    # The dashboard, then the trend of the null check across its two runs, failures marked.
+    page.get_by_role("link", name="Results", exact=True).click()
+    expect(page.get_by_test_id("summary-checks")).to_have_text("4")
+    expect(page.get_by_test_id("results-table").locator(".el-table__body .el-table__row")).to_have_count(5)
+    shots("dashboard", readme="dashboard")
+    newest = page.get_by_test_id("results-table").locator(".el-table__row").filter(has_text="customer e-mail present")
+    newest.first.get_by_test_id("open-trend").click()
+    drawer = page.locator(".el-drawer")
+    expect(drawer.get_by_test_id("trend-caption")).to_contain_text("2 results over business time")
+    expect(drawer.get_by_test_id("trend-caption")).to_contain_text("2 failed or errored")
+    expect(drawer.locator("canvas")).to_have_count(1)
+    shots("trend", readme="trend")
+    page.keyboard.press("Escape")
+
+    # Nothing breaks on a 1024-px window: no page scrolls sideways.
+    page.set_viewport_size({"width": 1024, "height": 800})
+    for path in [
+        "/results",
+        "/checks",
+        f"/checks/{check_id}",
+        "/checks/new?template=null_check",
+        "/runs",
+        "/templates",
+        "/datasources",
+    ]:
+        page.goto(url + path)
+        page.wait_for_load_state("networkidle")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path} is {overflow}px too wide at 1024 px"
+    shots("narrow-checks")
+    assert unexpected(console_errors) == []
+
+
+def test_a_signed_out_link_signs_in_first_and_an_admin_signs_out(
+    live_server, page, shots, console_errors, cast, built_app
+):
+    url = live_server.url
+    sign_in(page, url, "admin", "admin-pass-123", path="/runs/999")
+    expect(page).to_have_url(url + "/runs/999")  # back where the link pointed
+    expect(page.get_by_test_id("load-error")).to_contain_text("Run #999 does not exist")
+    expect(page.get_by_test_id("admin-link")).to_have_attribute("href", "/admin/")
+    page.get_by_role("link", name="Checks", exact=True).click()
+    expect(page.get_by_test_id("empty-state")).to_contain_text("No checks yet")
+    shots("empty-checks")
+    page.get_by_test_id("user-menu").click()
+    page.get_by_role("menuitem", name="Sign out").click()
+    expect(page).to_have_url(re.compile(r"/login/$"))
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    shots("signed-out")
+    assert [e for e in unexpected(console_errors) if "404" not in e] == []

@@ -1,6 +1,15 @@
 # One image for web, worker, beat and the Spark master and worker: the pip pyspark brings
 # spark-class, Debian brings Java and the JDBC drivers that DQ_SPARK_JARS points at.
 # bookworm, not the newer default base: Debian 13 no longer ships OpenJDK 17.
+
+# The browser app, built once; only its static output goes into the runtime image.
+FROM node:20-bookworm-slim AS frontend
+WORKDIR /frontend
+COPY frontend/package.json frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY frontend/ ./
+RUN npx vite build
+
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -23,6 +32,7 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
+COPY --from=frontend /frontend/dist /app/frontend/dist
 # /var/lib/dq/error-data exists in the image, owned by dq, so a fresh named volume mounted there
 # starts with that owner.
 RUN useradd --system --uid 10001 --home-dir /var/lib/dq dq \

@@ -27,6 +27,15 @@ Statistic semantics (DESIGN.md, "Rules: templates are data"), decided here:
   excluded from the violation: value == min is fine). Numeric columns with number bounds; date and
   timestamp columns with ISO date/time bounds.
 - aggregate: avg/sum/min/max over the numeric column's non-NULL values; NULL when there are none.
+
+Not row-level, computed by runner.py, listed here so the semantics live in one place:
+
+- duplicate_values: the number of distinct non-NULL values occurring more than once; its error
+  rows are every row holding such a value.
+- unmatched_rows (accuracy): source rows with no target row matching all mapping columns
+  (DESIGN.md). Operator `=` is SQL equality: a NULL matches nothing, so a source row with a NULL in
+  a mapped column is unmatched. `<=>` is the explicit null-safe option: NULL matches NULL (never
+  ''). `!=`, `<`, `<=`, `>`, `>=` are SQL comparisons (NULL matches nothing).
 """
 
 from __future__ import annotations

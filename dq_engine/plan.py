@@ -6,7 +6,10 @@ Per batch (DESIGN.md, "Engine"):
 - one left-anti join per (source batch, target batch, mappings), shared by identical accuracy checks;
 - one query per custom SQL check, two per value comparison, as the user wrote them.
 
-A batch that more than one pass touches is cached for the run, so the source is read once.
+Caching: a JDBC batch that more than one pass touches is cached for the run (MEMORY_AND_DISK), so
+the database is read once. A file batch is never cached: building the cache costs several scans
+(bench/README.md measured ~5x the scan floor for Parquet) and the later passes are no faster on it
+than on the files, where Spark reads only each pass's columns.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dq_engine.metrics import ROW_LEVEL_KINDS
-from dq_engine.spec import CheckSpec, JobSpec, SpecError
+from dq_engine.spec import CheckSpec, JdbcSource, JobSpec, SpecError
 
 SQL_KINDS = ("custom_sql", "value_comparison")
 ROW_SET_KINDS = ("conditional_count", "duplicate_values", "unmatched_rows")  # checks that have error rows
@@ -31,10 +34,11 @@ class BatchPlan:
     joins: dict[tuple[str, MappingKey], list[CheckSpec]] = field(default_factory=dict)
     sql_checks: list[CheckSpec] = field(default_factory=list)
     passes: int = 1  # Spark passes expected over this batch (the aggregate pass always runs)
+    jdbc: bool = False  # read from a database (re-reading it is expensive) rather than from files
 
     @property
     def needs_cache(self) -> bool:
-        return self.passes > 1
+        return self.jdbc and self.passes > 1
 
 
 def validate(spec: JobSpec) -> None:
@@ -74,7 +78,10 @@ def mapping_key(check: CheckSpec) -> MappingKey:
 
 
 def make_plan(spec: JobSpec) -> dict[str, BatchPlan]:
-    plans = {name: BatchPlan(name) for name in spec.batches}
+    plans = {
+        name: BatchPlan(name, jdbc=isinstance(spec.sources.get(batch.source), JdbcSource))
+        for name, batch in spec.batches.items()
+    }
     for check in spec.checks:
         plan = plans[check.batch]
         kind = check.metric.kind

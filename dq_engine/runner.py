@@ -6,28 +6,41 @@ length of the run, and removes them before returning.
 
 Flow per run:
 1. open every batch: read the source (schema only), apply the filter (parsed and re-rendered by
-   sql_safety, never pasted), sample if asked, cache it when more than one pass will touch it;
-2. one aggregate pass per batch: row count + all conditional counts + all aggregates;
-3. one group-by per uniqueness key column; 4. one left-anti join per accuracy mapping;
+   sql_safety, never pasted), sample if asked; a JDBC batch that more than one pass will touch is
+   cached (the database is read once), a file batch never is (plan.py says why);
+2. one aggregate pass per batch: row count + all conditional counts + all aggregates (a batch
+   with no such check, e.g. an accuracy target, gets only its row count over the pruned scan);
+3. one group-by per uniqueness key column; when an accuracy check maps that same single column
+   (`=` or `<=>`) on the same batch, the group-by is shared: the grouped keys, not the rows, are
+   joined with the target's distinct keys and the unmatched rows are the sum of the counts of the
+   groups without a match;
+4. one left-anti join per (other) accuracy mapping;
 5. custom SQL / value comparison queries against temp views of the batches;
-each followed by the error-row writes of its checks.
+each followed by the error-row writes of its checks (always from the batch's original rows).
+Steps 2-5 are independent Spark jobs and run CONCURRENT_PASSES at a time (a cached batch's
+aggregate pass first, as it builds the cache).
 
-Failure is a value: each check's expression is analysed alone before it joins the fused pass
-(an unknown column or wrong type stays that check's error); when the fused pass still fails at run
-time (e.g. ANSI overflow), every check is evaluated separately to isolate the culprit. A batch
-that cannot be read makes every check on it an error with the reason.
+Failure is a value: the fused pass is analysed as a whole; when that fails, each check's
+expression is analysed alone and a broken one (an unknown column, a wrong type) stays that
+check's error; when the fused pass still fails at run time (e.g. ANSI overflow), every check is
+evaluated separately to isolate the culprit. A batch that cannot be read makes every check on it
+an error with the reason. A shared uniqueness + accuracy query that fails falls back to the
+separate group-by and join, so each check gets its own error.
 
-Accuracy NULL handling: the `=` and `<=>` operators are null-safe, so a NULL source key matches a
-NULL target key (DolphinScheduler coalesced NULL to '' on both sides, so NULL matched NULL; unlike
-it, NULL does not match ''). The other operators (`!=`, `<`, ...) follow SQL: NULL matches nothing.
+Accuracy NULL handling (DESIGN.md: "source rows with no target row matching all mapping
+columns"): `=` is SQL equality, so a NULL matches nothing and a source row with a NULL in a mapped
+column counts as unmatched. `<=>` is the null-safe option: a NULL source value matches a NULL
+target value (NULL never matches ''). The other operators (`!=`, `<`, ...) follow SQL too.
 When a pair compares a string column with a non-string one, both sides are compared as strings
 (Spark's ANSI mode would otherwise cast the string to a number and fail on the first non-number).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -48,8 +61,20 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# A sampled batch is read more than once when cached passes are not enough (isolation); a fixed
-# seed keeps the sample the same across those passes.
+# Spark 4's switch for a single Complete-mode aggregation after the shuffle, without the pre-shuffle
+# partial one. A uniqueness group-by is over a key expected to be (nearly) unique, where partial
+# aggregation reduces nothing and only costs a hash map per task: bench/README.md measured the
+# order_id group-by at 5M rows 2.2x faster without it. The engine sets it only around its own
+# group-by queries (see _without_partial_aggregation); it does not change any result.
+# Passes (Spark jobs) run at the same time within one run; 1 runs them one after another.
+CONCURRENT_PASSES = 3
+
+BYPASS_PARTIAL_AGGREGATION = "spark.sql.execution.bypassPartialAggregation"
+_bypass_lock = threading.Lock()
+_bypass_users: dict[int, tuple[int, str | None]] = {}  # id(session) -> (queries inside, value before)
+
+# A sampled batch is read by several passes (file batches are not cached); a fixed seed keeps the
+# sample the same across those passes.
 SAMPLE_SEED = 20261130
 
 
@@ -113,6 +138,37 @@ def _job_group(spark: SparkSession, group: str, description: str) -> Iterator[Ca
             context.setLocalProperty(key, value)  # None removes the property
 
 
+@contextmanager
+def _without_partial_aggregation(spark: SparkSession) -> Iterator[None]:
+    """Plan and run the queries inside without pre-shuffle partial aggregation (the setting is the
+    session's, so concurrent runs count their users and the last one out restores the value)."""
+    key = id(spark)
+    with _bypass_lock:
+        users, before = _bypass_users.get(key, (0, None))
+        if users == 0:
+            try:
+                before = spark.conf.get(BYPASS_PARTIAL_AGGREGATION, None)
+                spark.conf.set(BYPASS_PARTIAL_AGGREGATION, "true")
+            except Exception:  # noqa: BLE001 - a Spark without the setting: run as is
+                logger.debug("Cannot set %s; partial aggregation stays on.", BYPASS_PARTIAL_AGGREGATION)
+        _bypass_users[key] = (users + 1, before)
+    try:
+        yield
+    finally:
+        with _bypass_lock:
+            users, before = _bypass_users.pop(key)
+            if users > 1:
+                _bypass_users[key] = (users - 1, before)
+            else:
+                try:
+                    if before is None:
+                        spark.conf.unset(BYPASS_PARTIAL_AGGREGATION)
+                    else:
+                        spark.conf.set(BYPASS_PARTIAL_AGGREGATION, before)
+                except Exception:  # noqa: BLE001
+                    logger.debug("Cannot restore %s.", BYPASS_PARTIAL_AGGREGATION)
+
+
 class _Failed:
     """A value that could not be computed, in the list of isolated results."""
 
@@ -133,7 +189,9 @@ class _Execution:
         self.done: set[str] = set()
         self.views: dict[str, str] = {}
         self.cached: list[DataFrame] = []
+        self.shared_joins: set[tuple[str, tuple[str, planning.MappingKey]]] = set()  # answered by step 3
         self.token = uuid.uuid4().hex[:10]
+        self.lock = threading.Lock()  # stats counters and temp views, shared by concurrent passes
         self.stats = {
             name: {
                 "aggregate_passes": 0,
@@ -158,17 +216,46 @@ class _Execution:
     def execute(self) -> None:
         for name in self.spec.batches:
             self._open(name)
+        units: list[Callable[[], None]] = []
         for name in self.spec.batches:
-            self._aggregate_pass(name)
+            if self.stats[name]["cached"]:  # builds the cache before any other pass reads the batch
+                self._aggregate_pass(name)
+            else:
+                units.append(functools.partial(self._aggregate_pass, name))
         for name in self.spec.batches:
-            self._uniqueness(name)
+            units += self._uniqueness_units(name)  # claims the accuracy joins it answers
         for name in self.spec.batches:
-            self._accuracy(name)
+            units += self._accuracy_units(name)
         for name in self.spec.batches:
-            self._queries(name)
+            units += self._query_units(name)
+        self._run_units(units)
         for check in self.spec.checks:  # a check no step reached (should not happen): say so
             if check.id not in self.done:
                 self._fail(check, CheckError(self._problem(check) or "The engine did not evaluate this check."))
+
+    def _run_units(self, units: list[Callable[[], None]]) -> None:
+        """Run the passes, CONCURRENT_PASSES at a time (each records its own checks' outcomes).
+
+        Concurrent jobs keep every core busy: a pass's last wave of tasks (5 files on 2 cores is 3
+        waves) and its driver-side planning leave cores idle that the next pass's tasks fill. The
+        threads inherit this run's job group (pinned thread mode), so cancelling it stops them all."""
+        workers = min(CONCURRENT_PASSES, len(units))
+        if workers <= 1:
+            for unit in units:
+                unit()
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        from pyspark.util import inheritable_thread_target
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dq-engine") as pool:
+            futures = [pool.submit(inheritable_thread_target(self.spark)(unit)) for unit in units]
+            for future in futures:
+                future.result()
+
+    def _count(self, name: str, what: str, n: int = 1) -> None:
+        with self.lock:
+            self.stats[name][what] += n
 
     def cleanup(self) -> None:
         for view in self.views.values():
@@ -207,7 +294,7 @@ class _Execution:
                 return
             if fraction < 1:
                 frame = frame.sample(fraction=float(fraction), seed=SAMPLE_SEED)
-        if self.plans[name].needs_cache:
+        if self.plans[name].needs_cache:  # JDBC only, and only when more than one pass reads it
             from pyspark import StorageLevel
 
             frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
@@ -246,30 +333,35 @@ class _Execution:
         metrics: list[tuple[CheckSpec, RowMetric]] = []
         for check in plan.row_checks:
             try:
-                metric = row_metric(frame, check.metric, self.spark)
-                frame.agg(metric.aggregate).schema  # noqa: B018 - analyse alone: a broken check stays out of the fused pass
+                metrics.append((check, row_metric(frame, check.metric, self.spark)))
             except Exception as exc:  # noqa: BLE001
                 self._fail(check, exc)
-                continue
-            metrics.append((check, metric))
         row_count = F.count(F.lit(1))
+
+        def fused_pass() -> DataFrame:  # analysed when built (classic PySpark)
+            return frame.agg(row_count, *(m.aggregate.alias(f"__dq_m{i}") for i, (_, m) in enumerate(metrics)))
+
+        try:
+            fused = fused_pass()
+        except Exception:  # noqa: BLE001 - some check does not analyse: find it, keep it out of the pass
+            metrics = self._analysable(frame, metrics)
+            fused = None
         self.stats[name]["fused_checks"] = len(metrics)
         try:
-            fused = frame.agg(row_count, *(m.aggregate.alias(f"__dq_m{i}") for i, (_, m) in enumerate(metrics)))
-            values = list(fused.collect()[0])
-            self.stats[name]["aggregate_passes"] += 1
+            values = list((fused if fused is not None else fused_pass()).collect()[0])
+            self._count(name, "aggregate_passes")
             rows, results = values[0], values[1:]
         except Exception as fused_error:  # noqa: BLE001 - isolate the culprit check by check
             logger.info("Fused pass over batch %s failed (%s); isolating checks.", name, describe(fused_error))
             try:
                 rows = frame.agg(row_count).collect()[0][0]
-                self.stats[name]["isolation_passes"] += 1
+                self._count(name, "isolation_passes")
             except Exception as exc:  # noqa: BLE001 - the batch itself fails at run time
                 self.batch_errors[name] = f"Batch {name} could not be read: {self._say(exc)}"
                 self._runnable([c for c, _ in metrics] + plan.count_checks)
                 return
             results = [self._isolated(frame, metric) for _, metric in metrics]
-            self.stats[name]["isolation_passes"] += len(metrics)
+            self._count(name, "isolation_passes", len(metrics))
         self.rows[name] = int(rows)
         for (check, metric), value in zip(metrics, results, strict=True):
             if isinstance(value, _Failed):
@@ -282,6 +374,20 @@ class _Execution:
         for check in plan.count_checks:
             self._ok(check, float(rows))
 
+    def _analysable(
+        self, frame: DataFrame, metrics: list[tuple[CheckSpec, RowMetric]]
+    ) -> list[tuple[CheckSpec, RowMetric]]:
+        """The metrics whose aggregate analyses alone; the others become their check's error."""
+        kept = []
+        for check, metric in metrics:
+            try:
+                frame.agg(metric.aggregate).schema  # noqa: B018 - analysis only, no Spark job
+            except Exception as exc:  # noqa: BLE001
+                self._fail(check, exc)
+                continue
+            kept.append((check, metric))
+        return kept
+
     def _isolated(self, frame: DataFrame, metric: RowMetric) -> Any:
         try:
             return frame.agg(metric.aggregate).collect()[0][0]
@@ -289,64 +395,150 @@ class _Execution:
             return _Failed(exc)
 
     # --- 3. uniqueness: one group-by per key column ----------------------------------------------------
-    def _uniqueness(self, name: str) -> None:
-        from pyspark.sql import functions as F
-
+    def _uniqueness_units(self, name: str) -> list[Callable[[], None]]:
         checks = self._runnable(self.plans[name].uniqueness_checks)
         if not checks:
-            return
-        frame = self.frames[name]
+            return []
         by_column: dict[str, list[CheckSpec]] = {}
         for check in checks:
             try:
-                field, _ = resolve_column(frame, check.metric.get("column"))
+                field, _ = resolve_column(self.frames[name], check.metric.get("column"))
             except CheckError as exc:
                 self._fail(check, exc)
                 continue
             by_column.setdefault(field.name, []).append(check)
+        shareable = self._shareable_joins(name)
+        units: list[Callable[[], None]] = []
         for column_name, group in by_column.items():
-            column = F.col(quote_identifier(column_name))
-            try:
-                duplicated = (
-                    frame.where(column.isNotNull())
-                    .groupBy(column.alias("__dq_key"))
-                    .agg(F.count(F.lit(1)).alias("__dq_n"))
-                    .where(F.col("__dq_n") > 1)
-                )
+            join = shareable.get(column_name)
+            if join is None:
+                units.append(functools.partial(self._duplicates, name, column_name, group))
+            else:
+                self.shared_joins.add((name, (join[0], join[1])))  # step 4 leaves this join to the unit
+                units.append(functools.partial(self._uniqueness_with_accuracy, name, column_name, group, join))
+        return units
+
+    def _duplicates(self, name: str, column_name: str, group: list[CheckSpec]) -> None:
+        from pyspark.sql import functions as F
+
+        frame = self.frames[name]
+        column = F.col(quote_identifier(column_name))
+        try:
+            duplicated = (
+                frame.where(column.isNotNull())
+                .groupBy(column.alias("__dq_key"))
+                .agg(F.count(F.lit(1)).alias("__dq_n"))
+                .where(F.col("__dq_n") > 1)
+            )
+            with _without_partial_aggregation(self.spark):
                 values, rows = duplicated.agg(F.count(F.lit(1)), F.sum("__dq_n")).collect()[0]
-                self.stats[name]["group_bys"] += 1
-            except Exception as exc:  # noqa: BLE001
-                for check in group:
-                    self._fail(check, exc)
-                continue
-            offending = int(rows or 0)
+            self._count(name, "group_bys")
+        except Exception as exc:  # noqa: BLE001
             for check in group:
-                self._ok(check, float(values), error_row_count=offending)
-                self._error_rows(
-                    check,
-                    offending,
-                    lambda c=column, d=duplicated: frame.join(
-                        d.select("__dq_key"), c == F.col("__dq_key"), "left_semi"
-                    ),
-                )
+                self._fail(check, exc)
+            return
+        offending = int(rows or 0)
+        for check in group:
+            self._ok(check, float(values), error_row_count=offending)
+            self._error_rows(
+                check,
+                offending,
+                lambda c=column, d=duplicated: frame.join(d.select("__dq_key"), c == F.col("__dq_key"), "left_semi"),
+            )
+
+    def _shareable_joins(self, name: str) -> dict[str, tuple[str, planning.MappingKey, list[CheckSpec]]]:
+        """{source column: (target, mappings, checks)} for the accuracy joins on one `=`/`<=>` column
+        whose batches are fine and whose columns resolve (the first such join per column)."""
+        shareable: dict[str, tuple[str, planning.MappingKey, list[CheckSpec]]] = {}
+        for (target, mappings), checks in self.plans[name].joins.items():
+            if len(mappings) != 1 or mappings[0][1] not in ("=", "<=>") or not checks or self._problem(checks[0]):
+                continue
+            source_name, _, target_name = mappings[0]
+            try:
+                source_field, _ = resolve_column(self.frames[name], source_name)
+                resolve_column(self.frames[target], target_name)
+            except CheckError:
+                continue  # the separate join reports it
+            shareable.setdefault(source_field.name, (target, mappings, checks))
+        return shareable
+
+    def _uniqueness_with_accuracy(
+        self,
+        name: str,
+        column_name: str,
+        uniqueness: list[CheckSpec],
+        join: tuple[str, planning.MappingKey, list[CheckSpec]],
+    ) -> None:
+        """Uniqueness of a column and accuracy on that same column from ONE group-by: duplicates are
+        the groups counted more than once; unmatched rows are the summed counts of the groups whose
+        key has no match in the target (the grouped keys, not the rows, meet the target's keys).
+        When the shared query fails, both run apart (so each check gets its own error)."""
+        from pyspark.sql import functions as F
+
+        target, mappings, accuracy = join
+        frame = self.frames[name]
+        (_, operator, target_name) = mappings[0]
+        key, n = F.col("__dq_key"), F.col("__dq_n")
+        try:
+            source_field, column = resolve_column(frame, column_name)
+            target_field, right_in_target = _mapped_column(self.frames[target], target_name, "target")
+            grouped = frame.groupBy(column.alias("__dq_key")).agg(F.count(F.lit(1)).alias("__dq_n"))
+            left, right = key, right_in_target
+            if _is_text(source_field.dataType) != _is_text(target_field.dataType):
+                left, right = left.cast("string"), right.cast("string")
+            # The target's distinct keys: each group matches at most one, so the left join keeps
+            # every group once. (A left-anti join here would be pushed below the aggregate by
+            # Spark's optimizer and join every source row, with a second shuffle.)
+            keys = self.frames[target].select(right.alias("__dq_t0")).distinct().withColumn("__dq_hit", F.lit(True))
+            joined = grouped.join(keys, _join_condition(left, operator, F.col("__dq_t0")), "left")
+            repeated = key.isNotNull() & (n > 1)
+            values, rows, missing = joined.agg(
+                F.count_if(repeated), F.sum(F.when(repeated, n)), F.sum(F.when(F.col("__dq_hit").isNull(), n))
+            ).collect()[0]
+            duplicated = grouped.where(repeated)
+        except Exception as exc:  # noqa: BLE001 - the separate group-by and join will say which check fails
+            logger.info("Shared uniqueness/accuracy query on %s.%s failed (%s).", name, column_name, describe(exc))
+            self._duplicates(name, column_name, uniqueness)
+            self._join(name, target, mappings, accuracy)
+            return
+        self._count(name, "group_bys")
+        self._count(name, "joins")
+        offending = int(rows or 0)
+        for check in uniqueness:
+            self._ok(check, float(values), error_row_count=offending)
+            self._error_rows(
+                check,
+                offending,
+                lambda c=column, d=duplicated: frame.join(d.select(key), c == key, "left_semi"),
+            )
+        missing = int(missing or 0)
+        for check in accuracy:
+            self._ok(check, float(missing), error_row_count=missing)
+            self._error_rows(check, missing, lambda: self._unmatched(frame, self.frames[target], mappings))
 
     # --- 4. accuracy: one left-anti join per (source, target, mappings) --------------------------------
-    def _accuracy(self, name: str) -> None:
+    def _accuracy_units(self, name: str) -> list[Callable[[], None]]:
+        units: list[Callable[[], None]] = []
         for (target, mappings), checks in self.plans[name].joins.items():
+            if (name, (target, mappings)) in self.shared_joins:
+                continue  # answered with the uniqueness group-by on the same column
             checks = self._runnable(checks)
-            if not checks:
-                continue
-            try:
-                unmatched = self._unmatched(self.frames[name], self.frames[target], mappings)
-                count = unmatched.count()
-                self.stats[name]["joins"] += 1
-            except Exception as exc:  # noqa: BLE001
-                for check in checks:
-                    self._fail(check, exc)
-                continue
+            if checks:
+                units.append(functools.partial(self._join, name, target, mappings, checks))
+        return units
+
+    def _join(self, name: str, target: str, mappings: planning.MappingKey, checks: list[CheckSpec]) -> None:
+        try:
+            unmatched = self._unmatched(self.frames[name], self.frames[target], mappings)
+            count = unmatched.count()
+            self._count(name, "joins")
+        except Exception as exc:  # noqa: BLE001
             for check in checks:
-                self._ok(check, float(count), error_row_count=int(count))
-                self._error_rows(check, int(count), lambda u=unmatched: u)
+                self._fail(check, exc)
+            return
+        for check in checks:
+            self._ok(check, float(count), error_row_count=int(count))
+            self._error_rows(check, int(count), lambda u=unmatched: u)
 
     def _unmatched(self, source: DataFrame, target: DataFrame, mappings: planning.MappingKey) -> DataFrame:
         """Source rows with no target row matching every pair (target columns renamed to avoid clashes)."""
@@ -367,21 +559,23 @@ class _Execution:
         return source.join(target.select(*projected), condition, "left_anti")
 
     # --- 5. custom SQL and value comparison ---------------------------------------------------------
-    def _queries(self, name: str) -> None:
-        for check in self._runnable(self.plans[name].sql_checks):
-            try:
-                if check.metric.kind == "custom_sql":
-                    statistic = self._scalar(check.metric.get("sql"), ("src_table",), check)
-                    self.stats[name]["sql_queries"] += 1
-                    self._ok_value(check, statistic)
-                else:
-                    places = ("src_table", "target_table")
-                    statistic = self._scalar(check.metric.get("sql"), places, check)
-                    comparison = self._scalar(check.metric.get("comparison_sql"), places, check, "comparison query")
-                    self.stats[name]["sql_queries"] += 2
-                    self._ok_value(check, statistic, comparison)
-            except Exception as exc:  # noqa: BLE001
-                self._fail(check, exc)
+    def _query_units(self, name: str) -> list[Callable[[], None]]:
+        return [functools.partial(self._query, name, check) for check in self._runnable(self.plans[name].sql_checks)]
+
+    def _query(self, name: str, check: CheckSpec) -> None:
+        try:
+            if check.metric.kind == "custom_sql":
+                statistic = self._scalar(check.metric.get("sql"), ("src_table",), check)
+                self._count(name, "sql_queries")
+                self._ok_value(check, statistic)
+            else:
+                places = ("src_table", "target_table")
+                statistic = self._scalar(check.metric.get("sql"), places, check)
+                comparison = self._scalar(check.metric.get("comparison_sql"), places, check, "comparison query")
+                self._count(name, "sql_queries", 2)
+                self._ok_value(check, statistic, comparison)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(check, exc)
 
     def _scalar(self, text: Any, placeholders: tuple[str, ...], check: CheckSpec, what: str = "query") -> Any:
         """Run a user's one-value SELECT against the batches' views and return the value."""
@@ -404,11 +598,12 @@ class _Execution:
         return value
 
     def _view(self, batch: str) -> str:
-        if batch not in self.views:
-            view = f"dq_{self.token}_{len(self.views)}"
-            self.frames[batch].createOrReplaceTempView(view)
-            self.views[batch] = view
-        return self.views[batch]
+        with self.lock:
+            if batch not in self.views:
+                view = f"dq_{self.token}_{len(self.views)}"
+                self.frames[batch].createOrReplaceTempView(view)
+                self.views[batch] = view
+            return self.views[batch]
 
     # --- outcomes ------------------------------------------------------------------------------------
     def _say(self, exc: BaseException) -> str:
@@ -450,7 +645,7 @@ class _Execution:
         except Exception as exc:  # noqa: BLE001 - the statistic stands; only the sample is missing
             outcome["message"] = f"Error rows could not be written to {path}: {self._say(exc)}"
             return
-        self.stats[check.batch]["error_row_writes"] += 1
+        self._count(check.batch, "error_row_writes")
         outcome.update(error_rows_written=min(count, sink.limit), error_rows_path=path)
 
 
@@ -462,7 +657,9 @@ def _mapped_column(frame: DataFrame, name: str, side: str) -> tuple[Any, Column]
 
 
 def _join_condition(left: Column, operator: str, right: Column) -> Column:
-    if operator in ("=", "<=>"):
+    if operator == "=":
+        return left == right  # SQL equality: a NULL matches nothing
+    if operator == "<=>":
         return left.eqNullSafe(right)
     if operator == "!=":
         return left != right

@@ -85,10 +85,27 @@ def test_uniqueness_checks_share_one_group_by_per_column_and_accuracy_checks_one
     stats = document["plan"]["batches"]["b"]
     assert (stats["group_bys"], stats["joins"], stats["aggregate_passes"]) == (2, 1, 1)
     assert [document["checks"][c]["statistic"] for c in ("dup_email_1", "dup_email_2", "dup_status")] == [2, 2, 1]
-    assert document["checks"]["acc_1"]["statistic"] == document["checks"]["acc_2"]["statistic"] == 3
+    assert document["checks"]["acc_1"]["statistic"] == document["checks"]["acc_2"]["statistic"] == 4  # NULL, '', b, b
 
 
-def test_a_batch_read_by_several_passes_is_cached_for_the_run_and_released_after(spark, parquet_sources):
+def test_a_database_batch_read_by_several_passes_is_cached_for_the_run_and_released_after(spark, pg_sources):
+    import dq_engine
+
+    checks = [
+        check("null", "null_or_empty", column="customer_email"),
+        check("dup", "duplicate_values", column="status"),
+        check("sql", "custom_sql", sql="SELECT max(order_id) FROM ${src_table}"),
+    ]
+    document = dq_engine.run(make_spec(pg_sources, checks), spark)
+
+    assert document["plan"]["batches"]["b"]["cached"] is True  # 3 passes: aggregate, group-by, query
+    assert document["plan"]["batches"]["t"]["cached"] is False  # only its row count
+    assert document["checks"]["sql"]["statistic"] == 7.0
+    assert spark.sparkContext._jsc.getPersistentRDDs().isEmpty()
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("dq_")]
+
+
+def test_a_file_batch_is_never_cached_each_pass_rereads_its_columns(spark, parquet_sources):
     import dq_engine
 
     checks = [
@@ -98,8 +115,26 @@ def test_a_batch_read_by_several_passes_is_cached_for_the_run_and_released_after
     ]
     document = dq_engine.run(make_spec(parquet_sources, checks), spark)
 
-    assert document["plan"]["batches"]["b"]["cached"] is True  # 3 passes: aggregate, group-by, query
-    assert document["plan"]["batches"]["t"]["cached"] is False  # only its row count
-    assert document["checks"]["sql"]["statistic"] == 7.0
+    assert document["plan"]["batches"]["b"]["cached"] is False
+    assert [document["checks"][c]["statistic"] for c in ("null", "dup", "sql")] == [2.0, 1.0, 7.0]
     assert spark.sparkContext._jsc.getPersistentRDDs().isEmpty()
-    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("dq_")]
+
+
+def test_uniqueness_and_null_safe_accuracy_on_one_column_share_one_group_by(spark, parquet_sources):
+    import dq_engine
+
+    checks = [
+        check("dup", "duplicate_values", column="customer_email"),
+        check(
+            "acc",
+            "unmatched_rows",
+            target="t",
+            mappings=[{"source": "customer_email", "operator": "<=>", "target": "email"}],
+        ),
+    ]
+    document = dq_engine.run(make_spec(parquet_sources, checks), spark)
+
+    stats = document["plan"]["batches"]["b"]
+    assert (stats["group_bys"], stats["joins"]) == (1, 1)
+    assert document["checks"]["dup"]["statistic"] == 2  # a@example.com, b@example
+    assert document["checks"]["acc"]["statistic"] == 3  # '', b, b: NULL matches the target's NULL

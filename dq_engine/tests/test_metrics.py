@@ -27,6 +27,7 @@ pytestmark = pytest.mark.spark
 EMAIL_PATTERN = r"^[\w.+-]+@[\w-]+\.[\w.]+$"
 PAID_ON_PATTERN = r"^\d{2}/\d{2}/\d{4} \d{2}:\d{2}$"
 ACCURACY = [{"source": "customer_email", "operator": "=", "target": "email"}]
+ACCURACY_NULL_SAFE = [{"source": "customer_email", "operator": "<=>", "target": "email"}]
 
 # (check, hand-computed statistic, why)
 CASES = [
@@ -90,7 +91,16 @@ CASES = [
     (check("max", "aggregate", column="amount", function="max"), 120.0, ""),
     (check("dup_email", "duplicate_values", column="customer_email"), 2, "a@example.com, b@example; NULL no value"),
     (check("dup_status", "duplicate_values", column="status"), 1, "paid (1, 2, 4)"),
-    (check("accuracy", "unmatched_rows", target="t", mappings=ACCURACY), 3, "'' (3), b (4, 7); NULL matches NULL"),
+    (
+        check("accuracy", "unmatched_rows", target="t", mappings=ACCURACY),
+        4,
+        "NULL (2), '' (3), b (4, 7): `=` is SQL equality, a NULL matches nothing",
+    ),
+    (
+        check("accuracy_null_safe", "unmatched_rows", target="t", mappings=ACCURACY_NULL_SAFE),
+        3,
+        "'' (3), b (4, 7): `<=>` matches the NULL of row 2 with the target's NULL",
+    ),
     (check("sql", "custom_sql", sql="SELECT count(*) AS big FROM ${src_table} WHERE amount > 50"), 2, "120, 55"),
 ]
 VALUE_COMPARISON = check(
@@ -100,7 +110,13 @@ VALUE_COMPARISON = check(
     sql="SELECT count(*) FROM ${src_table}",
     comparison_sql="SELECT count(*) FROM ${target_table}",
 )
-EXPECTED_ERROR_ROW_COUNTS = {"dup_email": 4, "dup_status": 3, "accuracy": 3, "null_email": 2}
+EXPECTED_ERROR_ROW_COUNTS = {
+    "dup_email": 4,
+    "dup_status": 3,
+    "accuracy": 4,
+    "accuracy_null_safe": 3,
+    "null_email": 2,
+}
 
 
 @pytest.fixture(params=["parquet", "csv", "postgresql", "mariadb"])
@@ -135,4 +151,4 @@ def test_every_metric_kind_matches_its_hand_computed_statistic(spark, sources):
     assert isinstance(document["checks"]["avg"]["statistic"], float)  # Decimal → float
     stats = document["plan"]["batches"]["b"]
     assert stats["aggregate_passes"] == 1 and stats["isolation_passes"] == 0
-    assert stats["fused_checks"] == 19 and stats["group_bys"] == 2 and stats["joins"] == 1 and stats["sql_queries"] == 3
+    assert stats["fused_checks"] == 19 and stats["group_bys"] == 2 and stats["joins"] == 2 and stats["sql_queries"] == 3

@@ -52,6 +52,30 @@ def test_identical_accuracy_mappings_share_one_join_and_the_target_counts_a_pass
 
     assert list(plans["b"].joins) == [("t", (("a", "=", "a"),))]
     assert plans["b"].passes == 3 and plans["t"].passes == 2  # b: aggregate, group-by a, join; t: aggregate, join
+    assert not plans["b"].needs_cache  # files are re-read, never cached
+
+
+def test_only_a_database_batch_read_by_several_passes_is_cached():
+    spec = JobSpec.from_dict(
+        {
+            "run_id": 1,
+            "sources": {
+                "db": {"kind": "jdbc", "url": "jdbc:postgresql://h/d", "driver": "org.postgresql.Driver", "table": "x"},
+                "files": {"kind": "file", "format": "parquet", "path": "/x"},
+            },
+            "batches": {"d": {"source": "db"}, "d1": {"source": "db"}, "f": {"source": "files"}},
+            "checks": [
+                {"id": "1", "batch": "d", "metric": {"kind": "duplicate_values", "column": "a"}},
+                {"id": "2", "batch": "d1", "metric": {"kind": "row_count"}},
+                {"id": "3", "batch": "f", "metric": {"kind": "duplicate_values", "column": "a"}},
+            ],
+        }
+    )
+    plans = make_plan(spec)
+
+    assert plans["d"].needs_cache  # aggregate pass + group-by: the database is read once
+    assert not plans["d1"].needs_cache  # one pass only
+    assert plans["f"].passes == 2 and not plans["f"].needs_cache
 
 
 def test_it_refuses_duplicate_check_ids_and_bad_mappings():

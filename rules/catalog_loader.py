@@ -14,26 +14,10 @@ from typing import Any
 import yaml
 from django.db import models
 
+from .models import ENTRY_ATTRIBUTES
 from .schema import rule_json_problems
 
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
-ENTRY_FIELDS = (
-    "form_type",
-    "value_type",
-    "title",
-    "placeholder",
-    "help",
-    "default",
-    "options",
-    "option_source",
-    "depends_on",
-    "shown_when",
-    "constraints",
-    "required",
-    "shown",
-    "editable",
-    "reloads_dependents",
-)
 
 
 class CatalogError(ValueError):
@@ -73,7 +57,7 @@ def load_catalog(RuleTemplate, InputEntry, TemplateInput, ComparisonType) -> dic
         )
     entries = {}
     for row in read_yaml("input_entries.yaml"):
-        defaults = {name: row[name] for name in ENTRY_FIELDS if name in row}
+        defaults = {name: row[name] for name in ENTRY_ATTRIBUTES if name in row}
         entry, _ = InputEntry.objects.update_or_create(field=row["field"], defaults=_with_entry_defaults(defaults))
         entries[entry.field] = entry
 

@@ -169,6 +169,24 @@ class InputEntry(models.Model):
             raise ValidationError({"depends_on": "Tables and columns load from the field above them: name it here."})
 
 
+# An entry's attributes besides its field name: what a template sees (and the catalog loader sets).
+ENTRY_ATTRIBUTES = (
+    "form_type",
+    "value_type",
+    "title",
+    "placeholder",
+    "help",
+    "default",
+    "options",
+    "option_source",
+    "depends_on",
+    "shown_when",
+    "constraints",
+    "required",
+    "shown",
+    "editable",
+    "reloads_dependents",
+)
 OVERRIDABLE = ("default", "required", "shown", "editable", "title", "placeholder", "help", "options")
 
 
@@ -200,27 +218,7 @@ class TemplateInput(models.Model):
 
     def resolved(self) -> ResolvedInput:
         entry = self.entry
-        merged = {
-            name: getattr(entry, name)
-            for name in (
-                "field",
-                "form_type",
-                "value_type",
-                "title",
-                "placeholder",
-                "help",
-                "default",
-                "options",
-                "option_source",
-                "depends_on",
-                "shown_when",
-                "constraints",
-                "required",
-                "shown",
-                "editable",
-                "reloads_dependents",
-            )
-        }
+        merged = {name: getattr(entry, name) for name in ("field", *ENTRY_ATTRIBUTES)}
         merged.update({k: v for k, v in self.overrides.items() if k in OVERRIDABLE})
         return ResolvedInput(merged)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -17,6 +18,12 @@ from django.conf import settings
 from conftest import PG, PROBE_PASSWORD, PROBE_USER, REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _die_with_parent() -> None:
+    """Linux: the worker gets SIGTERM if this test process dies (killed by a CI time limit, say),
+    so no orphaned worker keeps consuming a queue afterwards."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 
 class Worker:
@@ -50,6 +57,7 @@ class Worker:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
 
     def kill(self) -> None:

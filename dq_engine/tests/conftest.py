@@ -8,7 +8,6 @@ expect is computed by hand in test_metrics.py from these rows.
 
 from __future__ import annotations
 
-import os
 import uuid
 from datetime import datetime
 from decimal import Decimal
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from conftest import MYSQL, PG
 
 NOTE = "Ünïcode note"
 ORDER_COLUMNS = ["order_id", "customer_email", "status", "amount", "created_at", "paid_on", NOTE]
@@ -42,19 +43,7 @@ CUSTOMER_COLUMNS = ["email", "active"]
 CUSTOMERS = [("a@example.com", 1), ("c@example.com", 1), (None, 1), ("b@example", 0)]
 CUSTOMERS_FILTER = "active = 1"
 
-PG = {
-    "host": os.environ.get("DQ_TEST_PG_HOST", "127.0.0.1"),
-    "port": int(os.environ.get("DQ_TEST_PG_PORT", "5432")),
-    "user": os.environ.get("DQ_TEST_PG_USER", "postgres"),
-    "password": os.environ.get("DQ_TEST_PG_PASSWORD", ""),
-    "dbname": os.environ.get("DQ_TEST_PG_DB", "test"),
-}
-MYSQL = {
-    "host": os.environ.get("DQ_TEST_MYSQL_HOST", "127.0.0.1"),
-    "port": int(os.environ.get("DQ_TEST_MYSQL_PORT", "3306")),
-    "user": os.environ.get("DQ_TEST_MYSQL_USER", "root"),
-    "password": os.environ.get("DQ_TEST_MYSQL_PASSWORD", ""),
-}
+# The test servers' addresses come from the root conftest (DQ_TEST_PG_* / DQ_TEST_MYSQL_*).
 SCHEMA = "dq_engine_test"  # PostgreSQL schema and MariaDB database, created and dropped here
 
 

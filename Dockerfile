@@ -20,10 +20,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     SPARK_CONF_DIR=/app/conf/spark \
     PYSPARK_PYTHON=/usr/local/bin/python
 
-# The JRE's postinst links its man pages, and slim images delete /usr/share/man.
+# The JDK: javac builds the engine's JVM functions, java runs Spark. Its postinst links man pages,
+# and slim images delete /usr/share/man.
 RUN mkdir -p /usr/share/man/man1 \
  && apt-get update \
- && apt-get install -y --no-install-recommends openjdk-17-jre-headless libpostgresql-jdbc-java libmariadb-java \
+ && apt-get install -y --no-install-recommends openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
@@ -32,6 +33,8 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
+# The engine's JVM functions (dq_engine/jvm/), compiled against the installed pyspark.
+RUN PY=python scripts/build-jvm.sh
 COPY --from=frontend /frontend/dist /app/frontend/dist
 # /var/lib/dq/error-data exists in the image, owned by dq, so a fresh named volume mounted there
 # starts with that owner.

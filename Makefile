@@ -4,18 +4,19 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: run test lint bench setup setup-dev system-deps services frontend clean
+.PHONY: run test lint bench setup setup-dev system-deps services frontend jvm clean
 
-run: setup system-deps frontend
+run: setup system-deps jvm frontend
 	@scripts/run.sh
 
 test: setup-dev services
 	@DQ_TEST_TOOLS=1 scripts/system-deps.sh
+	@scripts/build-jvm.sh
 	@scripts/build-frontend.sh
 	@scripts/test.sh $(ARGS)
 
 # The engine benchmark (bench/README.md); size with BENCH_ROWS, e.g. BENCH_ROWS=10000000 make bench.
-bench: setup system-deps
+bench: setup system-deps jvm
 	@BENCH_ROWS=$${BENCH_ROWS:-5000000} $(PY) -m bench.run
 
 lint: setup-dev
@@ -43,9 +44,13 @@ system-deps:
 services:
 	@scripts/services.sh
 
+# The engine's JVM functions (dq_engine/jvm/): javac against pyspark's jars, skipped when up to date.
+jvm: setup system-deps
+	@scripts/build-jvm.sh
+
 # The browser app: npm ci + vite build into frontend/dist, each skipped when up to date.
 frontend:
 	@scripts/build-frontend.sh
 
 clean:
-	rm -rf var/ test-artifacts/ frontend/dist/
+	rm -rf var/ test-artifacts/ frontend/dist/ dq_engine/jvm/build/

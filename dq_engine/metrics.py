@@ -12,7 +12,8 @@ Statistic semantics (DESIGN.md, "Rules: templates are data"), decided here:
 - regexp_mismatch: non-NULL values that do not match the Java regex, search semantics (`rlike`;
   anchor with ^...$ for a full match). The pattern is passed to Spark as a value, never inside SQL
   text, so backslashes reach the regex engine unchanged. Non-string columns are matched on their
-  string form.
+  string form. Most patterns run as a precompiled automaton on the UTF-8 bytes (fast_regex.py,
+  jvm.py), with RLIKE's exact answers; the others run as RLIKE.
 - not_in_list_or_null: NULL, or a value not in the list. A string column is compared with the
   values as strings; another column type with the values converted to that type (try_cast: a
   value that cannot be converted, like 'abc' for an int column, matches nothing).
@@ -47,6 +48,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from dq_engine.errors import CheckError
+from dq_engine.jvm import fast_rlike
 from dq_engine.spec import AGGREGATES, LENGTH_OPERATORS, Metric
 
 if TYPE_CHECKING:
@@ -121,7 +123,10 @@ def _regexp_mismatch(field: StructField, column: Column, metric: Metric, spark: 
         raise CheckError("The regular expression is empty.")
     check_java_regex(spark, pattern)
     text = column if _is_string(field.dataType) else column.cast("string")
-    return column.isNotNull() & ~text.rlike(pattern)
+    matches = fast_rlike(spark, text, pattern)  # the same answer as rlike, from an automaton
+    if matches is None:
+        matches = text.rlike(pattern)
+    return column.isNotNull() & ~matches
 
 
 def check_java_regex(spark: SparkSession, pattern: str) -> None:

@@ -4,7 +4,10 @@ Per batch (DESIGN.md, "Engine"):
 - ONE aggregate pass: the filtered row count plus every conditional count and aggregate;
 - one group-by per distinct key column, shared by all uniqueness checks on that column;
 - one left-anti join per (source batch, target batch, mappings), shared by identical accuracy checks;
-- one query per custom SQL check, two per value comparison, as the user wrote them.
+- one query per custom SQL check, two per value comparison, as the user wrote them; except that a
+  custom SQL statistic of the plain shape `SELECT <aggregates> FROM ${src_table} [WHERE cond]`
+  joins the aggregate pass as `agg(...) FILTER (WHERE cond)` (sql_safety.batch_aggregate), and runs
+  as written only when that form fails.
 
 Caching: a JDBC batch that more than one pass touches is cached for the run (MEMORY_AND_DISK), so
 the database is read once. A file batch is never cached: building the cache costs several scans
@@ -29,6 +32,7 @@ MappingKey = tuple[tuple[str, str, str], ...]
 class BatchPlan:
     name: str
     row_checks: list[CheckSpec] = field(default_factory=list)  # fused into the aggregate pass
+    folded_sql: dict[str, str] = field(default_factory=dict)  # check id -> its custom SQL as one aggregate
     count_checks: list[CheckSpec] = field(default_factory=list)  # the pass's row count is their statistic
     uniqueness_checks: list[CheckSpec] = field(default_factory=list)  # grouped by resolved column at run time
     joins: dict[tuple[str, MappingKey], list[CheckSpec]] = field(default_factory=dict)
@@ -94,9 +98,27 @@ def make_plan(spec: JobSpec) -> dict[str, BatchPlan]:
         elif kind == "unmatched_rows":
             plan.joins.setdefault((check.target_batch, mapping_key(check)), []).append(check)
         elif kind in SQL_KINDS:
-            plan.sql_checks.append(check)
+            folded = _folded_sql(check)
+            if folded is None:
+                plan.sql_checks.append(check)
+            else:
+                plan.row_checks.append(check)
+                plan.folded_sql[check.id] = folded
     _count_passes(spec, plans)
     return plans
+
+
+def _folded_sql(check: CheckSpec) -> str | None:
+    """A custom SQL statistic as one aggregate of the batch's pass, or None (see batch_aggregate)."""
+    from dq_engine.sql_safety import UnsafeSQL, batch_aggregate, parse_select
+
+    text = check.metric.get("sql")
+    if check.metric.kind != "custom_sql" or not isinstance(text, str):
+        return None
+    try:
+        return batch_aggregate(parse_select(text, ("src_table",)))
+    except UnsafeSQL:
+        return None  # the query step refuses it with the reason
 
 
 def _count_passes(spec: JobSpec, plans: dict[str, BatchPlan]) -> None:

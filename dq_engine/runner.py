@@ -11,11 +11,12 @@ Flow per run:
 2. one aggregate pass per batch: row count + all conditional counts + all aggregates (a batch
    with no such check, e.g. an accuracy target, gets only its row count over the pruned scan);
 3. one group-by per uniqueness key column; when an accuracy check maps that same single column
-   (`=` or `<=>`) on the same batch, the group-by is shared: the grouped keys, not the rows, are
-   joined with the target's distinct keys and the unmatched rows are the sum of the counts of the
-   groups without a match;
+   (`=` or `<=>`) on the same batch, the group-by is shared: the source's and the target's keys are
+   grouped together, and the unmatched rows are the counted source rows of the keys the target
+   lacks (no join);
 4. one left-anti join per (other) accuracy mapping;
-5. custom SQL / value comparison queries against temp views of the batches;
+5. custom SQL / value comparison queries against temp views of the batches (a custom SQL statistic
+   that is a plain aggregate of its batch is computed in step 2 instead: plan.py);
 each followed by the error-row writes of its checks (always from the batch's original rows).
 Steps 2-5 are independent Spark jobs and run CONCURRENT_PASSES at a time (a cached batch's
 aggregate pass first, as it builds the cache).
@@ -61,13 +62,24 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Spark 4's switch for a single Complete-mode aggregation after the shuffle, without the pre-shuffle
-# partial one. A uniqueness group-by is over a key expected to be (nearly) unique, where partial
-# aggregation reduces nothing and only costs a hash map per task: bench/README.md measured the
-# order_id group-by at 5M rows 2.2x faster without it. The engine sets it only around its own
-# group-by queries (see _without_partial_aggregation); it does not change any result.
 # Passes (Spark jobs) run at the same time within one run; 1 runs them one after another.
 CONCURRENT_PASSES = 3
+
+# Key group-bys (uniqueness, uniqueness + accuracy) shuffle their rows into one partition per
+# KEY_BYTES_PER_PARTITION of estimated key data, between the session's shuffle partitions and
+# KEY_PARTITIONS_PER_CORE per core: the reduce side builds a hash map of every distinct key, and
+# small maps stay in the CPU cache (bench/README.md: at 5M rows on 2 cores, 32 partitions made the
+# group-bys 15-40% faster than 4). The explicit repartition(n, key) also keeps adaptive execution
+# from coalescing them back.
+KEY_BYTES_PER_PARTITION = 1 << 20
+KEY_PARTITIONS_PER_CORE = 16
+
+# Spark 4's switch for a single Complete-mode aggregation after the shuffle, without the pre-shuffle
+# partial one. A uniqueness group-by is over a key expected to be (nearly) unique, where partial
+# aggregation reduces nothing and only costs a hash map per task; after repartition(n, key) the
+# partial and final aggregations would even run in the same task, hashing every row twice. The
+# engine sets it only around its own group-by queries (see _without_partial_aggregation); it does
+# not change any result.
 
 BYPASS_PARTIAL_AGGREGATION = "spark.sql.execution.bypassPartialAggregation"
 _bypass_lock = threading.Lock()
@@ -202,6 +214,7 @@ class _Execution:
                 "error_row_writes": 0,
                 "cached": False,
                 "fused_checks": 0,
+                "fused_sql_checks": 0,
             }
             for name in spec.batches
         }
@@ -333,7 +346,10 @@ class _Execution:
         metrics: list[tuple[CheckSpec, RowMetric]] = []
         for check in plan.row_checks:
             try:
-                metrics.append((check, row_metric(frame, check.metric, self.spark)))
+                if check.id in plan.folded_sql:
+                    metrics.append((check, RowMetric(aggregate=F.expr(plan.folded_sql[check.id]), predicate=None)))
+                else:
+                    metrics.append((check, row_metric(frame, check.metric, self.spark)))
             except Exception as exc:  # noqa: BLE001
                 self._fail(check, exc)
         row_count = F.count(F.lit(1))
@@ -344,9 +360,10 @@ class _Execution:
         try:
             fused = fused_pass()
         except Exception:  # noqa: BLE001 - some check does not analyse: find it, keep it out of the pass
-            metrics = self._analysable(frame, metrics)
+            metrics = self._analysable(name, frame, metrics)
             fused = None
         self.stats[name]["fused_checks"] = len(metrics)
+        self.stats[name]["fused_sql_checks"] = sum(1 for check, _ in metrics if check.id in plan.folded_sql)
         try:
             values = list((fused if fused is not None else fused_pass()).collect()[0])
             self._count(name, "aggregate_passes")
@@ -364,8 +381,15 @@ class _Execution:
             self._count(name, "isolation_passes", len(metrics))
         self.rows[name] = int(rows)
         for (check, metric), value in zip(metrics, results, strict=True):
-            if isinstance(value, _Failed):
+            if isinstance(value, _Failed) and check.id in plan.folded_sql:
+                self._query(name, check)  # as written: its own error message, or its value after all
+            elif isinstance(value, _Failed):
                 self._fail(check, value.exc)
+            elif check.id in plan.folded_sql:
+                try:
+                    self._ok_value(check, _query_value(value, "query"))
+                except CheckError as exc:
+                    self._fail(check, exc)
             elif check.metric.kind == "conditional_count":
                 self._ok(check, float(value), error_row_count=int(value))
                 self._error_rows(check, int(value), lambda m=metric: frame.where(m.predicate))
@@ -375,15 +399,19 @@ class _Execution:
             self._ok(check, float(rows))
 
     def _analysable(
-        self, frame: DataFrame, metrics: list[tuple[CheckSpec, RowMetric]]
+        self, name: str, frame: DataFrame, metrics: list[tuple[CheckSpec, RowMetric]]
     ) -> list[tuple[CheckSpec, RowMetric]]:
-        """The metrics whose aggregate analyses alone; the others become their check's error."""
+        """The metrics whose aggregate analyses alone; the others become their check's error (a
+        folded custom SQL statistic runs as written instead, which reports its own error)."""
         kept = []
         for check, metric in metrics:
             try:
                 frame.agg(metric.aggregate).schema  # noqa: B018 - analysis only, no Spark job
             except Exception as exc:  # noqa: BLE001
-                self._fail(check, exc)
+                if check.id in self.plans[name].folded_sql:
+                    self._query(name, check)
+                else:
+                    self._fail(check, exc)
                 continue
             kept.append((check, metric))
         return kept
@@ -424,9 +452,10 @@ class _Execution:
         frame = self.frames[name]
         column = F.col(quote_identifier(column_name))
         try:
+            keys = frame.where(column.isNotNull()).select(column.alias("__dq_key"))
             duplicated = (
-                frame.where(column.isNotNull())
-                .groupBy(column.alias("__dq_key"))
+                keys.repartition(self._key_partitions(keys), "__dq_key")
+                .groupBy("__dq_key")
                 .agg(F.count(F.lit(1)).alias("__dq_n"))
                 .where(F.col("__dq_n") > 1)
             )
@@ -445,6 +474,16 @@ class _Execution:
                 offending,
                 lambda c=column, d=duplicated: frame.join(d.select("__dq_key"), c == F.col("__dq_key"), "left_semi"),
             )
+
+    def _key_partitions(self, keys: DataFrame) -> int:
+        """Shuffle partitions for a group-by of these keys (see KEY_BYTES_PER_PARTITION)."""
+        floor = int(self.spark.conf.get("spark.sql.shuffle.partitions") or 1)
+        ceiling = max(floor, KEY_PARTITIONS_PER_CORE * self.spark.sparkContext.defaultParallelism)
+        try:
+            estimate = int(keys._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())
+        except Exception:  # noqa: BLE001 - no estimate: the session's setting
+            return floor
+        return max(floor, min(ceiling, estimate // KEY_BYTES_PER_PARTITION))
 
     def _shareable_joins(self, name: str) -> dict[str, tuple[str, planning.MappingKey, list[CheckSpec]]]:
         """{source column: (target, mappings, checks)} for the accuracy joins on one `=`/`<=>` column
@@ -469,32 +508,41 @@ class _Execution:
         uniqueness: list[CheckSpec],
         join: tuple[str, planning.MappingKey, list[CheckSpec]],
     ) -> None:
-        """Uniqueness of a column and accuracy on that same column from ONE group-by: duplicates are
-        the groups counted more than once; unmatched rows are the summed counts of the groups whose
-        key has no match in the target (the grouped keys, not the rows, meet the target's keys).
-        When the shared query fails, both run apart (so each check gets its own error)."""
+        """Uniqueness of a column and accuracy on that same column from ONE group-by, with no join:
+        the source's keys and the target's keys are shuffled together and grouped; per key, the
+        source rows are counted and whether the target has it is noted. Duplicates are the keys the
+        source has more than once; unmatched rows are the source rows whose key the target lacks
+        (under `=` also every row whose key is NULL, since NULL matches nothing; under `<=>` a NULL
+        key matches a NULL in the target). When the shared query fails, both run apart (so each
+        check gets its own error)."""
         from pyspark.sql import functions as F
 
         target, mappings, accuracy = join
         frame = self.frames[name]
         (_, operator, target_name) = mappings[0]
-        key, n = F.col("__dq_key"), F.col("__dq_n")
+        key, n, hit = F.col("__dq_key"), F.col("__dq_n"), F.col("__dq_hit")
         try:
             source_field, column = resolve_column(frame, column_name)
             target_field, right_in_target = _mapped_column(self.frames[target], target_name, "target")
-            grouped = frame.groupBy(column.alias("__dq_key")).agg(F.count(F.lit(1)).alias("__dq_n"))
-            left, right = key, right_in_target
+            left, right = column, right_in_target
             if _is_text(source_field.dataType) != _is_text(target_field.dataType):
                 left, right = left.cast("string"), right.cast("string")
-            # The target's distinct keys: each group matches at most one, so the left join keeps
-            # every group once. (A left-anti join here would be pushed below the aggregate by
-            # Spark's optimizer and join every source row, with a second shuffle.)
-            keys = self.frames[target].select(right.alias("__dq_t0")).distinct().withColumn("__dq_hit", F.lit(True))
-            joined = grouped.join(keys, _join_condition(left, operator, F.col("__dq_t0")), "left")
+            source_keys = frame.select(left.alias("__dq_key"), F.lit(1).alias("__dq_s"), F.lit(0).alias("__dq_t"))
+            target_keys = self.frames[target].select(
+                right.alias("__dq_key"), F.lit(0).alias("__dq_s"), F.lit(1).alias("__dq_t")
+            )
+            keys = source_keys.unionAll(target_keys)  # Spark widens the two key types as `=` would
+            grouped = (
+                keys.repartition(self._key_partitions(keys), "__dq_key")
+                .groupBy("__dq_key")
+                .agg(F.sum("__dq_s").alias("__dq_n"), F.max("__dq_t").alias("__dq_hit"))
+            )
             repeated = key.isNotNull() & (n > 1)
-            values, rows, missing = joined.agg(
-                F.count_if(repeated), F.sum(F.when(repeated, n)), F.sum(F.when(F.col("__dq_hit").isNull(), n))
-            ).collect()[0]
+            unmatched = (hit == 0) | key.isNull() if operator == "=" else hit == 0
+            with _without_partial_aggregation(self.spark):
+                values, rows, missing = grouped.agg(
+                    F.count_if(repeated), F.sum(F.when(repeated, n)), F.sum(F.when(unmatched, n))
+                ).collect()[0]
             duplicated = grouped.where(repeated)
         except Exception as exc:  # noqa: BLE001 - the separate group-by and join will say which check fails
             logger.info("Shared uniqueness/accuracy query on %s.%s failed (%s).", name, column_name, describe(exc))
@@ -509,7 +557,7 @@ class _Execution:
             self._error_rows(
                 check,
                 offending,
-                lambda c=column, d=duplicated: frame.join(d.select(key), c == key, "left_semi"),
+                lambda c=left, d=duplicated: frame.join(d.select(key), c == key, "left_semi"),
             )
         missing = int(missing or 0)
         for check in accuracy:
@@ -592,10 +640,7 @@ class _Execution:
             raise CheckError(f"The {what} returned no rows; it must return one row holding one number.")
         if len(rows) > 1:
             raise CheckError(f"The {what} returned more than one row; it must return one row holding one number.")
-        value = rows[0][0]
-        if value is not None and number(value)[0] is None:
-            raise CheckError(f"The {what} must return a number; {number(value)[1]}")
-        return value
+        return _query_value(rows[0][0], what)
 
     def _view(self, batch: str) -> str:
         with self.lock:
@@ -647,6 +692,13 @@ class _Execution:
             return
         self._count(check.batch, "error_row_writes")
         outcome.update(error_rows_written=min(count, sink.limit), error_rows_path=path)
+
+
+def _query_value(value: Any, what: str) -> Any:
+    """A statistic query's value: a number or NULL; anything else is the check's error."""
+    if value is not None and number(value)[0] is None:
+        raise CheckError(f"The {what} must return a number; {number(value)[1]}")
+    return value
 
 
 def _mapped_column(frame: DataFrame, name: str, side: str) -> tuple[Any, Column]:

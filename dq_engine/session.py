@@ -80,7 +80,9 @@ def default_conf(master: str | None, jars: Iterable[str], driver_memory: str | N
         # every date, where INT96/nanoseconds overflow after the year 2262.
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
     }
-    existing = existing_jars(jars)
+    from dq_engine.jvm import functions_jar
+
+    existing = existing_jars([*jars, *functions_jar()])
     if existing:
         conf["spark.jars"] = ",".join(existing)
     if driver_memory:

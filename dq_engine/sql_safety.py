@@ -351,6 +351,82 @@ class ParsedSelect:
             return _render_select(self.expression, view_names)
 
 
+# Aggregates that compute the same value over filtered rows as with FILTER (WHERE ...): what lets a
+# `SELECT agg(...) FROM ${src_table} WHERE cond` statistic join the batch's fused aggregate pass.
+_FOLDABLE_AGGREGATES = (
+    exp.Count,
+    exp.CountIf,
+    exp.Sum,
+    exp.Avg,
+    exp.Min,
+    exp.Max,
+    exp.Stddev,
+    exp.StddevPop,
+    exp.StddevSamp,
+    exp.Variance,
+    exp.VariancePop,
+)
+_SELECT_PARTS_KEPT = {"expressions", "from_", "from", "where"}
+
+
+def batch_aggregate(query: ParsedSelect) -> str | None:
+    """The query as ONE aggregate expression over the src_table batch's columns, or None.
+
+    Only for the plain shape `SELECT <expression of aggregates> FROM ${src_table} [alias] [WHERE
+    cond]`: no join, GROUP BY, HAVING, DISTINCT, window, subquery, LIMIT or set operation, and only
+    the aggregates listed above, none DISTINCT. Each aggregate then gets `FILTER (WHERE cond)`,
+    which gives the value the query gives, and the engine computes it in the batch's fused pass
+    instead of a query of its own. The text is rendered from the checked tree (never the user's
+    text) with the table qualifiers removed; Spark still analyses it against the batch, and the
+    engine runs the query as written whenever that fails.
+    """
+    tree = query.expression
+    if query.tables_used != {"src_table"} or not isinstance(tree, exp.Select):
+        return None
+    if any(value for key, value in tree.args.items() if key not in _SELECT_PARTS_KEPT and value):
+        return None
+    source = tree.args.get("from_") or tree.args.get("from")
+    table = source.this if isinstance(source, exp.From) else None
+    if not isinstance(table, exp.Table) or _table_placeholder(table) != "src_table" or table.args.get("joins"):
+        return None
+    qualifiers = {table.name, table.alias_or_name}
+    item = tree.expressions[0]
+    value = (item.this if isinstance(item, exp.Alias) else item).copy()
+    where = tree.args.get("where")
+    condition = where.this.copy() if isinstance(where, exp.Where) else None
+    parts = [value] if condition is None else [value, condition]
+    for part in parts:
+        if any(True for _ in part.find_all(exp.Subquery, exp.Select, exp.Window, exp.Distinct, exp.Filter)):
+            return None
+    aggregates = list(value.find_all(exp.AggFunc))
+    if not aggregates or any(not isinstance(a, _FOLDABLE_AGGREGATES) for a in aggregates):
+        return None
+    if condition is not None and any(True for _ in condition.find_all(exp.AggFunc)):
+        return None
+    if any(a is not b and b.find_ancestor(exp.AggFunc) is a for a in aggregates for b in aggregates):
+        return None  # an aggregate inside an aggregate
+    for part in parts:
+        for column in part.find_all(exp.Column):
+            if part is value and column.find_ancestor(exp.AggFunc) is None:
+                return None  # a row value outside any aggregate: not one value per batch
+            if column.table and column.table not in qualifiers:
+                return None
+            if column.args.get("db") or column.args.get("catalog"):
+                return None
+            column.set("table", None)
+    if condition is not None:
+        holder = exp.Paren(this=value)  # so that an aggregate at the root can be replaced too
+        for aggregate in list(value.find_all(exp.AggFunc)):
+            aggregate.replace(exp.Filter(this=aggregate.copy(), expression=exp.Where(this=condition.copy())))
+        value = holder.this
+    with _depth_guard("query"):
+        sql = value.sql(dialect=DIALECT, identify=True, comments=False)
+    if _SENTINEL_PREFIX in sql.lower():
+        return None
+    _check_rendered(sql, "query")
+    return sql
+
+
 def parse_select(text: str, placeholders: Iterable[str] = ("src_table",)) -> ParsedSelect:
     """Parse a custom statistic query, or raise UnsafeSQL.
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from django.conf import settings
 
+from dq_engine.jvm import functions_jar
+
 from .services import PreparedJob
 
 _spark = None  # one SparkSession per worker process, created on first use, never at import
@@ -64,7 +66,7 @@ def _spark_submit(job: PreparedJob) -> dict[str, Any]:
             "--conf",
             "spark.driver.host=127.0.0.1",
         ]
-        jars = [j for j in settings.DQ_SPARK_JARS if Path(j).exists()]
+        jars = [j for j in [*settings.DQ_SPARK_JARS, *functions_jar()] if Path(j).exists()]
         if jars:
             command += ["--jars", ",".join(jars), "--driver-class-path", ":".join(jars)]
         command += [

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Debian packages the platform needs beyond Python: Java for Spark and the JDBC drivers Spark
-# loads through spark.jars. Installed only when missing, and only when we are root.
+# Debian packages the platform needs beyond Python: Java for Spark (the JDK, as the engine compiles
+# its JVM functions) and the JDBC drivers Spark loads through spark.jars. Installed only when
+# missing, and only when we are root.
 set -euo pipefail
 
 need=()
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 [ -f /usr/share/java/mariadb-java-client.jar ] || need+=(libmariadb-java)
-command -v java >/dev/null || need+=(openjdk-17-jre-headless)
+command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)  # javac: scripts/build-jvm.sh
 # Test tools: docker-compose validates docker-compose.yml (no engine needed); the browser tests
 # drive Debian's Chromium through Playwright (no browser download).
 if [ "${DQ_TEST_TOOLS:-0}" = 1 ]; then

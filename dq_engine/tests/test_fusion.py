@@ -58,6 +58,7 @@ def test_n_row_level_checks_on_one_batch_read_the_source_once_in_one_aggregate_p
         "error_row_writes": 0,
         "cached": None,
         "fused_checks": n,
+        "fused_sql_checks": 0,
     }
     assert fused_work["input_records"] == 8  # the 8 source rows, read once
     assert per_rule_work["input_records"] == n * 8  # re-read for every rule
@@ -98,7 +99,7 @@ def test_a_database_batch_read_by_several_passes_is_cached_for_the_run_and_relea
     ]
     document = dq_engine.run(make_spec(pg_sources, checks), spark)
 
-    assert document["plan"]["batches"]["b"]["cached"] is True  # 3 passes: aggregate, group-by, query
+    assert document["plan"]["batches"]["b"]["cached"] is True  # 2 passes: aggregate (with the SQL), group-by
     assert document["plan"]["batches"]["t"]["cached"] is False  # only its row count
     assert document["checks"]["sql"]["statistic"] == 7.0
     assert spark.sparkContext._jsc.getPersistentRDDs().isEmpty()
@@ -138,3 +139,47 @@ def test_uniqueness_and_null_safe_accuracy_on_one_column_share_one_group_by(spar
     assert (stats["group_bys"], stats["joins"]) == (1, 1)
     assert document["checks"]["dup"]["statistic"] == 2  # a@example.com, b@example
     assert document["checks"]["acc"]["statistic"] == 3  # '', b, b: NULL matches the target's NULL
+
+
+def test_a_plain_aggregate_custom_sql_statistic_is_computed_in_the_aggregate_pass(spark, parquet_sources):
+    checks = [
+        check("null", "null_or_empty", column="customer_email"),
+        check(
+            "paid_big", "custom_sql", sql="SELECT COUNT(*) FROM ${src_table} t WHERE t.status = 'paid' AND amount > 10"
+        ),
+        check("mean", "custom_sql", sql="SELECT sum(amount) / count(*) AS mean FROM ${src_table}"),
+        check("kinds", "custom_sql", sql="SELECT COUNT(DISTINCT status) FROM ${src_table}"),  # runs as written
+    ]
+    document, work = _run_counted(spark, _single_batch_spec(parquet_sources, checks))
+
+    stats = document["plan"]["batches"]["b"]
+    assert (stats["aggregate_passes"], stats["fused_sql_checks"], stats["sql_queries"]) == (1, 2, 1)
+    assert work["input_records"] == 2 * 8  # the aggregate pass and the DISTINCT query; not a third read
+    # The values are those of the queries as written (run here by hand on the same rows).
+    frame = spark.read.parquet(parquet_sources["orders"]["path"])
+    frame.createOrReplaceTempView("fusion_orders")
+    by_hand = spark.sql(
+        "SELECT (SELECT COUNT(*) FROM fusion_orders WHERE status = 'paid' AND amount > 10), "
+        "(SELECT sum(amount) / count(*) FROM fusion_orders), (SELECT COUNT(DISTINCT status) FROM fusion_orders)"
+    ).collect()[0]
+    spark.catalog.dropTempView("fusion_orders")
+    statistics = [document["checks"][c]["statistic"] for c in ("paid_big", "mean", "kinds")]
+    assert statistics == [float(by_hand[0]), pytest.approx(float(by_hand[1])), float(by_hand[2])]
+    assert statistics[0] == 3  # 10.50, 120.00, 99.99 (rows 1, 4, 8)
+    assert all(document["checks"][c]["status"] == "ok" for c in ("null", "paid_big", "mean", "kinds"))
+
+
+def test_a_folded_statistic_that_fails_runs_as_written_and_reports_its_own_error(spark, parquet_sources):
+    checks = [
+        check("null", "null_or_empty", column="customer_email"),
+        check("unknown", "custom_sql", sql="SELECT COUNT(*) FROM ${src_table} WHERE no_such_column = 1"),
+        check("by_zero", "custom_sql", sql="SELECT sum(order_id) / 0 FROM ${src_table}"),  # fails only at run time
+        check("fine", "custom_sql", sql="SELECT max(order_id) FROM ${src_table}"),
+    ]
+    document, _ = _run_counted(spark, _single_batch_spec(parquet_sources, checks))
+
+    outcome = document["checks"]
+    assert outcome["unknown"]["status"] == "error" and "no_such_column" in outcome["unknown"]["message"]
+    assert outcome["by_zero"]["status"] == "error" and "DIVIDE_BY_ZERO" in outcome["by_zero"]["message"]
+    assert (outcome["null"]["statistic"], outcome["fine"]["statistic"]) == (2.0, 8.0)
+    assert outcome["null"]["status"] == outcome["fine"]["status"] == "ok"

@@ -17,6 +17,7 @@ from dq_engine.sql_safety import (
     FORBIDDEN_FUNCTIONS,
     ParsedSelect,
     UnsafeSQL,
+    batch_aggregate,
     filter_to_spark_sql,
     parse_filter,
     parse_select,
@@ -833,6 +834,54 @@ def test_it_rejects_a_statistic_nested_too_deeply():
 def test_it_refuses_a_malformed_placeholder_name_from_the_caller():
     with pytest.raises(ValueError, match="Invalid placeholder name"):
         parse_select("SELECT count(*) FROM ${src_table}", placeholders=("src table",))
+
+
+# --------------------------------------------------------------------------------------------------
+# A plain aggregate statistic as one aggregate of the fused pass
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "aggregate"),
+    [
+        (
+            "SELECT COUNT(*) FROM ${src_table} WHERE status IN ('paid', 'shipped') AND amount < 0",
+            "COUNT(*) FILTER(WHERE `status` IN ('paid', 'shipped') AND `amount` < 0)",
+        ),
+        (
+            "SELECT sum(t.amount) / count(*) AS mean FROM ${src_table} t WHERE t.qty > 1 OR t.qty IS NULL",
+            "SUM(`amount`) FILTER(WHERE `qty` > 1 OR `qty` IS NULL) / COUNT(*) FILTER(WHERE `qty` > 1 OR `qty` IS NULL)",
+        ),
+        ("SELECT max(${src_table}.amount) FROM ${src_table}", "MAX(`amount`)"),
+        ("SELECT 1 + count_if(a > 0) FROM ${src_table}", "1 + COUNT_IF(`a` > 0)"),
+    ],
+)
+def test_a_plain_aggregate_query_becomes_one_filtered_aggregate_expression(query, aggregate):
+    assert batch_aggregate(parse_select(query)) == aggregate
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT COUNT(DISTINCT country_code) FROM ${src_table}",  # a distinct count needs its own shuffle
+        "SELECT amount FROM ${src_table}",  # a row value, not one value per batch
+        "SELECT count(*) FROM ${src_table} GROUP BY status",
+        "SELECT count(*) FROM ${src_table} HAVING count(*) > 1",
+        "SELECT count(*) FROM ${src_table} a JOIN ${src_table} b ON a.x = b.x",
+        "SELECT count(*) FROM (SELECT * FROM ${src_table})",
+        "SELECT count(*) FROM ${src_table} WHERE x IN (SELECT y FROM ${src_table})",
+        "SELECT 1 + count(*) FROM ${src_table} LIMIT 1",
+        "SELECT sum(max(x)) FROM ${src_table}",
+        "SELECT percentile(x, 0.5) FROM ${src_table}",
+        "SELECT count(*) FILTER (WHERE a > 1) FROM ${src_table} WHERE b > 1",
+        "SELECT count(*) FROM ${src_table} UNION ALL SELECT 1 FROM ${src_table}",
+        "WITH c AS (SELECT * FROM ${src_table}) SELECT count(*) FROM c",
+        "SELECT count(*) OVER () FROM ${src_table}",
+        "SELECT count(other.x) FROM ${src_table} t",  # a qualifier that is not the table
+    ],
+)
+def test_a_query_of_any_other_shape_runs_as_written(query):
+    assert batch_aggregate(parse_select(query)) is None
 
 
 # --------------------------------------------------------------------------------------------------

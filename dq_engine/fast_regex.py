@@ -287,16 +287,18 @@ def _strip_anchors(tree) -> tuple[bool, str | None, object]:
     return start, end, rest
 
 
-def _has_anchor(node) -> bool:
-    if isinstance(node, Anchor):
-        return True
+def _children(node) -> tuple:
     if isinstance(node, Concat):
-        return any(_has_anchor(item) for item in node.items)
+        return node.items
     if isinstance(node, Alternation):
-        return any(_has_anchor(option) for option in node.options)
+        return node.options
     if isinstance(node, Repeat):
-        return _has_anchor(node.item)
-    return False
+        return (node.item,)
+    return ()
+
+
+def _has_anchor(node) -> bool:
+    return isinstance(node, Anchor) or any(_has_anchor(child) for child in _children(node))
 
 
 def _nullable(node) -> bool:

@@ -174,10 +174,11 @@ def _length_compare(field: StructField, column: Column, metric: Metric, spark: S
         raise CheckError(f"The length must be a whole number; got {length!r}.")
     if not _is_string(field.dataType) and field.dataType.typeName() != "binary":
         column = column.cast("string")
-    return _compare(F.length(column), operator, F.lit(limit))
+    return compare(F.length(column), operator, F.lit(limit))
 
 
-def _compare(left: Column, operator: str, right: Column) -> Column:
+def compare(left: Column, operator: str, right: Column) -> Column:
+    """left <operator> right for the operators of length checks and accuracy mappings."""
     if operator == "=":
         return left == right
     if operator in ("<>", "!="):
@@ -258,7 +259,7 @@ def _outside_range(field: StructField, column: Column, metric: Metric, spark: Sp
         raise CheckError("Give a minimum, a maximum, or both.")
     bounds = [(_bound(field, value, "minimum"), "<") for value in [low] if value is not None]
     bounds += [(_bound(field, value, "maximum"), ">") for value in [high] if value is not None]
-    outside = reduce(lambda a, b: a | b, [_compare(column, op, bound) for bound, op in bounds])
+    outside = reduce(lambda a, b: a | b, [compare(column, op, bound) for bound, op in bounds])
     return column.isNotNull() & outside
 
 

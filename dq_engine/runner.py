@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING, Any
 from dq_engine import plan as planning
 from dq_engine.error_rows import error_rows_path, write_error_rows
 from dq_engine.errors import BatchError, CheckError, describe, quiet_pyspark_error_logs
-from dq_engine.metrics import RowMetric, quote_identifier, resolve_column, row_metric
+from dq_engine.metrics import RowMetric, compare, quote_identifier, resolve_column, row_metric
 from dq_engine.readers import describe_source, read_source
 from dq_engine.result import new_outcome, number, utc_now
-from dq_engine.spec import CheckSpec, JdbcSource, JobSpec, SpecError
+from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, filter_to_spark_sql, parse_filter, parse_select
 
 if TYPE_CHECKING:
@@ -709,21 +709,10 @@ def _mapped_column(frame: DataFrame, name: str, side: str) -> tuple[Any, Column]
 
 
 def _join_condition(left: Column, operator: str, right: Column) -> Column:
-    if operator == "=":
-        return left == right  # SQL equality: a NULL matches nothing
+    """A mapping pair's condition: `<=>` null-safe, the others SQL comparisons (a NULL matches nothing)."""
     if operator == "<=>":
         return left.eqNullSafe(right)
-    if operator == "!=":
-        return left != right
-    if operator == "<":
-        return left < right
-    if operator == "<=":
-        return left <= right
-    if operator == ">":
-        return left > right
-    if operator == ">=":
-        return left >= right
-    raise SpecError(f"Unknown mapping operator {operator!r}.")
+    return compare(left, operator, right)
 
 
 def _is_text(data_type: Any) -> bool:

@@ -66,11 +66,11 @@ logger = logging.getLogger(__name__)
 CONCURRENT_PASSES = 3
 
 # Key group-bys (uniqueness, uniqueness + accuracy) shuffle their rows into one partition per
-# KEY_BYTES_PER_PARTITION of estimated key data, between the session's shuffle partitions and
-# KEY_PARTITIONS_PER_CORE per core: the reduce side builds a hash map of every distinct key, and
-# small maps stay in the CPU cache (bench/README.md: at 5M rows on 2 cores, 32 partitions made the
-# group-bys 15-40% faster than 4). The explicit repartition(n, key) also keeps adaptive execution
-# from coalescing them back.
+# KEY_BYTES_PER_PARTITION of estimated key data, between one and KEY_PARTITIONS_PER_CORE per core:
+# the reduce side builds a hash map of every distinct key, and small maps stay in the CPU cache
+# (bench/README.md: at 5M rows on 2 cores, 32 partitions made the group-bys 15-40% faster than 4).
+# An explicit repartition(n, key) is never coalesced by adaptive execution, hence the estimate: a
+# small batch gets one partition per core, not hundreds of empty tasks.
 KEY_BYTES_PER_PARTITION = 1 << 20
 KEY_PARTITIONS_PER_CORE = 16
 
@@ -477,8 +477,8 @@ class _Execution:
 
     def _key_partitions(self, keys: DataFrame) -> int:
         """Shuffle partitions for a group-by of these keys (see KEY_BYTES_PER_PARTITION)."""
-        floor = int(self.spark.conf.get("spark.sql.shuffle.partitions") or 1)
-        ceiling = max(floor, KEY_PARTITIONS_PER_CORE * self.spark.sparkContext.defaultParallelism)
+        floor = max(1, self.spark.sparkContext.defaultParallelism)
+        ceiling = KEY_PARTITIONS_PER_CORE * floor
         try:
             estimate = int(keys._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())
         except Exception:  # noqa: BLE001 - no estimate: the session's setting

@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> None:
         "--repeat",
         type=int,
         default=int(os.environ["BENCH_REPEAT"]) if os.environ.get("BENCH_REPEAT") else None,
-        help="runs of each way, the minimum is reported (default: 1 from 1M rows up, else 3)",
+        help="runs of each way, interleaved; the minimum is reported (default 3: one run's noise on a shared machine moves a ratio by 10-20%%)",
     )
     parser.add_argument(
         "--breakdown",
@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> None:
     dataset = gen.generate(args.rows, args.dir)
     spark = bench_session(args.master, args.driver_memory)
     try:
-        repeat = args.repeat or (1 if args.rows >= 1_000_000 else 3)
+        repeat = args.repeat or 3
         ratios = benchmark(spark, dataset, repeat=max(1, repeat), breakdown=args.breakdown)
     finally:
         spark.stop()

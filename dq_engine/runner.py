@@ -453,12 +453,7 @@ class _Execution:
         column = F.col(quote_identifier(column_name))
         try:
             keys = frame.where(column.isNotNull()).select(column.alias("__dq_key"))
-            duplicated = (
-                keys.repartition(self._key_partitions(keys), "__dq_key")
-                .groupBy("__dq_key")
-                .agg(F.count(F.lit(1)).alias("__dq_n"))
-                .where(F.col("__dq_n") > 1)
-            )
+            duplicated = self._group_keys(keys, F.count(F.lit(1)).alias("__dq_n")).where(F.col("__dq_n") > 1)
             with _without_partial_aggregation(self.spark):
                 values, rows = duplicated.agg(F.count(F.lit(1)), F.sum("__dq_n")).collect()[0]
             self._count(name, "group_bys")
@@ -474,6 +469,11 @@ class _Execution:
                 offending,
                 lambda c=column, d=duplicated: frame.join(d.select("__dq_key"), c == F.col("__dq_key"), "left_semi"),
             )
+
+    def _group_keys(self, keys: DataFrame, *aggregates: Column) -> DataFrame:
+        """keys grouped by __dq_key, shuffled into _key_partitions partitions (run the result
+        inside _without_partial_aggregation: the repartition already placed each key)."""
+        return keys.repartition(self._key_partitions(keys), "__dq_key").groupBy("__dq_key").agg(*aggregates)
 
     def _key_partitions(self, keys: DataFrame) -> int:
         """Shuffle partitions for a group-by of these keys (see KEY_BYTES_PER_PARTITION)."""
@@ -532,11 +532,7 @@ class _Execution:
                 right.alias("__dq_key"), F.lit(0).alias("__dq_s"), F.lit(1).alias("__dq_t")
             )
             keys = source_keys.unionAll(target_keys)  # Spark widens the two key types as `=` would
-            grouped = (
-                keys.repartition(self._key_partitions(keys), "__dq_key")
-                .groupBy("__dq_key")
-                .agg(F.sum("__dq_s").alias("__dq_n"), F.max("__dq_t").alias("__dq_hit"))
-            )
+            grouped = self._group_keys(keys, F.sum("__dq_s").alias("__dq_n"), F.max("__dq_t").alias("__dq_hit"))
             repeated = key.isNotNull() & (n > 1)
             unmatched = (hit == 0) | key.isNull() if operator == "=" else hit == 0
             with _without_partial_aggregation(self.spark):

@@ -32,10 +32,15 @@ public final class DfaRLike extends Expression {
   private final Utf8Dfa dfa;
 
   public DfaRLike(Expression child, String pattern, String automaton) {
+    this(child, pattern, automaton, new Utf8Dfa(pattern, automaton));
+  }
+
+  // Catalyst copies expressions many times while planning: a copy shares the parsed automaton.
+  private DfaRLike(Expression child, String pattern, String automaton, Utf8Dfa dfa) {
     this.child = child;
     this.pattern = pattern;
     this.automaton = automaton;
-    this.dfa = new Utf8Dfa(pattern, automaton);
+    this.dfa = dfa;
     this.children = seq(child);
   }
 
@@ -51,7 +56,7 @@ public final class DfaRLike extends Expression {
 
   @Override
   public Expression withNewChildrenInternal(IndexedSeq<Expression> newChildren) {
-    return new DfaRLike(newChildren.apply(0), pattern, automaton);
+    return new DfaRLike(newChildren.apply(0), pattern, automaton, dfa);
   }
 
   @Override

@@ -27,7 +27,6 @@ public final class Utf8Dfa implements Serializable {
   private final int start;
   private final int classes;
   private final int[] classOf; // symbol -> column of the table
-  private final int[] table; // state * classes + column -> next state
   private final byte[] kind; // per state: PLAIN, ACCEPT, DEAD, ACCEPT_SINK
   // The table as the inner loop reads it: row offset + column -> the next state's row offset
   // (next * classes), or ~next when the next state ends the search (DEAD or ACCEPT_SINK). One
@@ -52,7 +51,7 @@ public final class Utf8Dfa implements Serializable {
     for (int s = 0; s < kind.length; s++) {
       kind[s] = (byte) (parts[4].charAt(s) - '0');
     }
-    this.table = ints(parts[5]);
+    int[] table = ints(parts[5]); // state * classes + column -> next state
     if (classOf.length != SYMBOLS || table.length != kind.length * classes || start < 0 || start >= kind.length) {
       throw new IllegalArgumentException("Inconsistent automaton table");
     }

@@ -104,7 +104,19 @@ def _mysql_connect():
 
 
 @pytest.fixture(scope="session")
-def pg_server():
+def shared_servers_lock():
+    """Held for the whole test session by any session that rebuilds the dq_test schema/database,
+    so that two test runs on one machine (several checkouts of the project) do not drop each
+    other's tables. A no-op wait for a single run."""
+    import fcntl
+
+    with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "dq-test-servers.lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture(scope="session")
+def pg_server(shared_servers_lock):
     """Schema dq_test in the PostgreSQL test database with a small `orders` table."""
     conn = _pg_connect()
     conn.execute(f"DROP SCHEMA IF EXISTS {PG_TEST_SCHEMA} CASCADE")
@@ -130,7 +142,7 @@ def pg_server():
 
 
 @pytest.fixture(scope="session")
-def mysql_server():
+def mysql_server(shared_servers_lock):
     """Database dq_test on the MariaDB test server with a small `orders` table."""
     conn = _mysql_connect()
     with conn.cursor() as cur:

@@ -11,7 +11,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dq_platform.settings")
 app = Celery("dq_platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = (Queue("default"), Queue("spark"))
-# Runs are sent to settings.DQ_SPARK_QUEUE explicitly (executions.services.enqueue).
+# Runs are sent to settings.DQ_SPARK_QUEUE explicitly (executions.starting.enqueue).
 app.autodiscover_tasks()
 
 

@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "datasources",
     "rules",
     "executions",
+    "demo",
 ]
 
 MIDDLEWARE = [

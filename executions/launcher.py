@@ -19,7 +19,7 @@ from django.conf import settings
 
 from dq_engine.jvm import functions_jar
 
-from .services import PreparedJob
+from .jobs import PreparedJob
 
 _spark = None  # one SparkSession per worker process, created on first use, never at import
 

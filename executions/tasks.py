@@ -10,9 +10,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
+from .jobs import build_job
 from .launcher import launch
 from .models import Run
-from .services import build_job, fail_run, record_results
+from .recording import fail_run, record_results
 
 log = logging.getLogger(__name__)
 

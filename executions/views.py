@@ -14,7 +14,7 @@ from rules.models import Check
 from . import error_rows
 from .models import Result, Run
 from .serializers import HistoryPointSerializer, ResultSerializer, RunRequestSerializer, RunSerializer
-from .services import start_run
+from .starting import start_run
 
 MAX_PAGE_SIZE = 500
 

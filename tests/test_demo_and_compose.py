@@ -19,8 +19,8 @@ import yaml
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from datasources import demo
 from datasources.models import Datasource
+from demo import data as demo
 
 REPO = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = REPO / "docker-compose.yml"

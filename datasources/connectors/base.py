@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.conf import settings
 
@@ -26,6 +26,26 @@ class Connector(Protocol):
     def tables(self) -> list[str]: ...
 
     def columns(self, table: str) -> list[Column]: ...
+
+    def engine_source(self, table: str, secrets: dict[str, str]) -> dict[str, Any]:
+        """The engine's source entry for `table` (dq_engine/spec.py). A password goes into
+        `secrets` under the name the entry gives, never into the entry itself."""
+        ...
+
+
+def jdbc_source(datasource, url: str, driver: str, table: str, secrets: dict[str, str]) -> dict[str, Any]:
+    """A JDBC source entry; the decrypted password is kept in `secrets` (memory only)."""
+    secret_name = f"DQ_SECRET_{datasource.pk}"
+    secrets[secret_name] = datasource.password
+    return {
+        "kind": "jdbc",
+        "url": url,
+        "driver": driver,
+        "table": table,
+        "user": datasource.username,
+        "password_secret": secret_name,
+        "options": {},
+    }
 
 
 def connect_timeout() -> int:

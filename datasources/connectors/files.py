@@ -93,6 +93,9 @@ class FileConnector:
             return self.ds.path.rstrip("/") + "/" + entry.base_name
         return entry.path
 
+    def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
+        return {"kind": "file", "format": self.ds.format, "path": self.dataset_path(table), "options": self.ds.options}
+
     def _format(self):
         if self.ds.format == "csv":
             delimiter = str(self.ds.options.get("delimiter", ","))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pymysql
 
-from .base import Column, ConnectorError, TableNotFound, connect_timeout, scrub, split_table
+from .base import Column, ConnectorError, TableNotFound, connect_timeout, jdbc_source, scrub, split_table
 
 # Options a user may pass through to the driver; anything else is refused rather than ignored.
 DRIVER_OPTIONS = {"charset", "ssl_disabled"}
@@ -67,6 +67,10 @@ class MySQLConnector:
         if not rows:
             raise TableNotFound(f"Table {table!r} does not exist in {self.ds.name!r}.")
         return [Column(n, t) for n, t in rows]
+
+    def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
+        url = f"jdbc:mariadb://{self.ds.host}:{self.ds.port}/{self.ds.database}"
+        return jdbc_source(self.ds, url, "org.mariadb.jdbc.Driver", table, secrets)
 
 
 def _text(exc: Exception) -> str:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import psycopg
 
-from .base import Column, ConnectorError, TableNotFound, connect_timeout, scrub, split_table
+from .base import Column, ConnectorError, TableNotFound, connect_timeout, jdbc_source, scrub, split_table
 
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
 # Options a user may pass through to libpq; anything else is refused rather than ignored.
@@ -65,3 +65,7 @@ class PostgresConnector:
         if not rows:
             raise TableNotFound(f"Table {table!r} does not exist in {self.ds.name!r}.")
         return [Column(n, t) for n, t in rows]
+
+    def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
+        url = f"jdbc:postgresql://{self.ds.host}:{self.ds.port}/{self.ds.database}"
+        return jdbc_source(self.ds, url, "org.postgresql.Driver", table, secrets)

@@ -128,7 +128,7 @@ def _csv_field(value: Any) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_sources() -> dict[str, dict[str, Any]]:
+def pg_sources(shared_servers_lock) -> dict[str, dict[str, Any]]:
     """Schema dq_engine_test in the PostgreSQL test database (trust auth), dropped at the end."""
     import psycopg
 
@@ -156,7 +156,7 @@ def pg_sources() -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="session")
-def mariadb_sources() -> dict[str, dict[str, Any]]:
+def mariadb_sources(shared_servers_lock) -> dict[str, dict[str, Any]]:
     """Database dq_engine_test on the MariaDB test server (root, no password), dropped at the end."""
     import pymysql
 

@@ -152,7 +152,7 @@ VERDICT = {
 
 
 @pytest.fixture(scope="module")
-def e2e_tables():
+def e2e_tables(shared_servers_lock):
     with psycopg.connect(**PG, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
         conn.execute(f"CREATE SCHEMA {SCHEMA}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from executions import launcher
-from executions.services import PreparedJob
+from executions.jobs import PreparedJob
 
 pytestmark = pytest.mark.django_db
 

@@ -117,7 +117,7 @@ def test_error_rows_paging_is_validated(cast, api_as, check_id):
 
     run_id = api_as(cast.author).post("/api/v1/runs/", {"checks": [check_id]}, format="json").json()["id"]
     Run.claim(run_id, 1)
-    from executions.services import fail_run
+    from executions.recording import fail_run
 
     fail_run(Run.objects.get(pk=run_id), "stopped")
     result = Result.objects.get(run_id=run_id)

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from executions.evaluation import rule_in_words
 from executions.models import Run
-from executions.services import start_run
+from executions.starting import start_run
 from rules.models import Check
 
 EXIT_OK, EXIT_BLOCKING, EXIT_ERROR = 0, 1, 2

@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from datasources import demo
 from datasources.models import Datasource
+from demo import data as demo
 
 DEMO_CHECKS = Path(demo.__file__).with_name("demo_checks.yaml")
 

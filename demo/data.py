@@ -276,7 +276,7 @@ def readme_text() -> str:
     orders, customers = DEMO_DEFECTS["orders"], DEMO_DEFECTS["customers"]
     return f"""Demo data for the data-quality platform (written by `manage.py load_demo`; version {DEMO_VERSION}).
 Deterministic (seed {DEMO_SEED}); the counts below are exact. They are also the constant
-DEMO_DEFECTS in datasources/demo.py, which tests assert against.
+DEMO_DEFECTS in demo/data.py, which tests assert against.
 
 parquet/orders/  (datasource "demo", format parquet; {DEMO_ROWS["orders"]} rows)
   order_id        int64: {orders["duplicate_order_id_values"]} values occur more than once, \

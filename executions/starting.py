@@ -1,0 +1,132 @@
+"""Starting a run: freeze the batches and the check versions, create the Run, enqueue it after
+commit. Crosses apps (rules, datasources, executions), so it lives here rather than on a model."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from datasources.connectors import connector_for
+from datasources.models import Datasource
+from rules.models import Check, CheckVersion, canonical_json, content_hash
+
+from .models import Run
+
+
+class RunRequestInvalid(Exception):
+    def __init__(self, fields: dict[str, list[str]]):
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in fields.items()))
+        self.fields = fields
+
+
+def start_run(
+    checks: list[Check],
+    user,
+    biz_date: date | None = None,
+    trigger: str = Run.Trigger.API,
+    idempotency_key: str | None = None,
+) -> tuple[Run, bool]:
+    """Freeze the batch and the check versions, create the run, enqueue it after commit.
+
+    Returns (run, created); the same idempotency key returns the earlier run.
+    """
+    if idempotency_key:
+        existing = Run.objects.filter(idempotency_key=idempotency_key).first()
+        if existing:
+            return existing, False
+    biz_date = biz_date or timezone.localdate()
+    versions = [c.versions.get(number=c.current_version) for c in checks]
+    parameters = {"biz_date": biz_date.isoformat()}
+    batches, assignments = freeze_batches(versions, parameters)
+    try:
+        with transaction.atomic():
+            run = Run.objects.create(
+                trigger=trigger,
+                biz_date=biz_date,
+                data_time=_business_time(biz_date),
+                parameters=parameters,
+                batches={"definitions": batches, "assignments": assignments},
+                rule_set_hash=content_hash(sorted(v.content_hash for v in versions)),
+                idempotency_key=idempotency_key or None,
+                created_by=user,
+            )
+            run.check_versions.set(versions)
+            transaction.on_commit(lambda: enqueue(run))
+    except IntegrityError:  # two requests with one idempotency key raced; the first one wins
+        return Run.objects.get(idempotency_key=idempotency_key), False
+    return run, True
+
+
+def enqueue(run: Run) -> None:
+    from .tasks import execute_run
+
+    execute_run.apply_async(args=[run.pk, run.attempt], queue=settings.DQ_SPARK_QUEUE)
+
+
+def _business_time(biz_date: date) -> datetime:
+    if biz_date == timezone.localdate():
+        return timezone.now()
+    return datetime.combine(biz_date, time.min, tzinfo=UTC)
+
+
+def resolve_filter(text: str | None, parameters: dict[str, str]) -> str | None:
+    """Substitute run parameters (system values, validated dates) into a stored filter."""
+    if not text:
+        return None
+    for name, value in parameters.items():
+        text = text.replace("${" + name + "}", value)
+    return text
+
+
+def freeze_batches(versions: list[CheckVersion], parameters: dict[str, str]) -> tuple[dict, dict]:
+    """Batch definitions keyed b1, b2, … (one per datasource/table/resolved filter), and which
+    batches each check version reads: {version id: {"batch": "b1", "target_batch": "b2"|None}}."""
+    keys: dict[tuple, str] = {}
+    definitions: dict[str, dict[str, Any]] = {}
+    assignments: dict[str, dict[str, str | None]] = {}
+
+    def batch_for(datasource_id: int, table: str, raw_filter: str | None) -> str:
+        resolved = resolve_filter(raw_filter, parameters)
+        key = (datasource_id, table, resolved)
+        if key not in keys:
+            name = f"b{len(keys) + 1}"
+            keys[key] = name
+            datasource = Datasource.objects.get(pk=datasource_id)
+            definitions[name] = {
+                "datasource_id": datasource_id,
+                "datasource": datasource.name,
+                "table": table,
+                "filter": resolved,
+                "scan_mode": Run.ScanMode.PARTITION if resolved else Run.ScanMode.FULL,
+                "data_version": _data_version(datasource, table),
+            }
+        return keys[key]
+
+    for version in versions:
+        p = version.params
+        src = batch_for(p["src_datasource_id"], p["src_table"], p.get("src_filter"))
+        target = None
+        if p.get("target_datasource_id") is not None:
+            target = batch_for(p["target_datasource_id"], p["target_table"], p.get("target_filter"))
+        assignments[str(version.pk)] = {"batch": src, "target_batch": target}
+    return definitions, assignments
+
+
+def _data_version(datasource: Datasource, table: str) -> str | None:
+    """A digest of the file listing (names, sizes, modification times) for local file sources;
+    databases offer no snapshot id here, so None."""
+    if datasource.type != Datasource.Type.FILE or datasource.is_remote_path:
+        return None
+    try:
+        root = Path(connector_for(datasource).dataset_path(table))
+    except Exception:  # noqa: BLE001 — an unreadable source is reported by the engine, not here
+        return None
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    listing = [(str(p.relative_to(root.parent)), p.stat().st_size, p.stat().st_mtime_ns) for p in files]
+    return "files:" + hashlib.sha256(canonical_json(listing).encode()).hexdigest()[:16]

@@ -65,6 +65,9 @@ class TemplateVersionInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None):
         return False
 
+    def has_change_permission(self, request, obj=None):
+        return False
+
 
 @admin.register(RuleTemplate)
 class RuleTemplateAdmin(admin.ModelAdmin):

@@ -171,5 +171,6 @@ class CheckSerializer(serializers.ModelSerializer):
         for key, value in validated_data.items():
             setattr(instance, key, value)
         instance.save()
-        instance.record_version(self.context["request"].user)
+        version = instance.record_version(self.context["request"].user)
+        instance.template_version_in_use = version.template_version  # the queryset's annotation is stale now
         return instance

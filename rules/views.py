@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
@@ -66,6 +66,9 @@ class ComparisonTypeViewSet(viewsets.ModelViewSet):
     http_method_names = ["get", "post", "put", "patch", "head", "options"]
 
 
+ALREADY_CURRENT = OpenApiResponse(description="`{message, fields}`: the check already uses the current version.")
+
+
 class Conflict(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_detail = "The request conflicts with the current state."
@@ -124,14 +127,20 @@ class CheckViewSet(viewsets.ModelViewSet):
 
     @extend_schema(
         methods=["GET"],
-        responses=UpgradePlanSerializer,
-        description="What changed between the template version the check uses and the current one (409 when current).",
+        responses={200: UpgradePlanSerializer, 409: ALREADY_CURRENT},
+        description="What changed between the template version the check uses and the current one.",
     )
     @extend_schema(
         methods=["POST"],
         request=None,
-        responses=CheckSerializer,
-        description="A new check version on the template's current version; 400 naming the params that no longer fit.",
+        responses={
+            200: CheckSerializer,
+            400: OpenApiResponse(
+                description="`{message, fields: {params: {field: [...]}}}`: params that no longer fit."
+            ),
+            409: ALREADY_CURRENT,
+        },
+        description="A new check version on the template's current version, its params validated against it.",
     )
     @action(detail=True, methods=["get", "post"])
     def upgrade(self, request, pk=None):

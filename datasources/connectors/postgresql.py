@@ -111,4 +111,6 @@ class PostgresConnector:
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
         conn = connection(self.ds)
-        return jdbc_source(self.ds, conn, jdbc_url(conn), "org.postgresql.Driver", table, secrets, jdbc_properties(conn))
+        return jdbc_source(
+            self.ds, conn, jdbc_url(conn), "org.postgresql.Driver", table, secrets, jdbc_properties(conn)
+        )

@@ -58,6 +58,8 @@ class DatasourceAdminForm(forms.ModelForm):
             target = field if field in self.fields else None
             for problem in problems:
                 self.add_error(target, problem)
+        if "port" in cleaned:
+            cleaned["port"] = instance.port  # the type's default port when left empty
         return cleaned
 
 

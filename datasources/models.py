@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 
 from . import crypto
+from .connectors import default_port
 
 REMOTE_SCHEMES = ("hdfs", "s3a")
 OPTION_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
@@ -39,13 +40,15 @@ class Datasource(models.Model):
         JSON = "json", "JSON (one object per line)"
         ORC = "orc", "ORC"
 
-    DEFAULT_PORTS = {Type.POSTGRESQL: 5432, Type.MYSQL: 3306}
+    SERVER_TYPES = (Type.POSTGRESQL, Type.MYSQL)
 
     name = models.CharField(max_length=100, unique=True, help_text="A short name users pick in forms.")
     type = models.CharField(max_length=20, choices=Type.choices)
     description = models.TextField(blank=True)
     host = models.CharField(max_length=255, blank=True)
-    port = models.PositiveIntegerField(null=True, blank=True)
+    port = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Leave empty for the type's usual port (PostgreSQL 5432, MySQL 3306)."
+    )
     database = models.CharField(max_length=255, blank=True)
     username = models.CharField(max_length=255, blank=True)
     # Fernet ciphertext; read and write through `.password`, never this column.
@@ -74,6 +77,14 @@ class Datasource(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        self.fill_default_port()  # however it is saved (admin, API, ORM): never a NULL port in a JDBC URL
+        super().save(*args, **kwargs)
+
+    def fill_default_port(self) -> None:
+        if self.port is None and self.type in self.SERVER_TYPES:
+            self.port = default_port(self.type)
 
     # --- secrets ---------------------------------------------------------------------------
     @property
@@ -107,7 +118,7 @@ class Datasource(models.Model):
         """
         if self.type == self.Type.FILE:
             return self._file_problems()
-        if self.type in (self.Type.POSTGRESQL, self.Type.MYSQL):
+        if self.type in self.SERVER_TYPES:
             return self._server_problems()
         return {"type": [f"Unknown type {self.type!r}; choose one of {', '.join(self.Type.values)}."]}
 
@@ -117,9 +128,8 @@ class Datasource(models.Model):
             problems["host"] = ["A host name or IP address is required for a database server."]
         elif not re.fullmatch(r"[A-Za-z0-9.\-:\[\]_]+", self.host):
             problems["host"] = ["A host may contain only letters, digits, dots, dashes and colons."]
-        if self.port is None:
-            self.port = self.DEFAULT_PORTS[self.type]
-        elif not 1 <= self.port <= 65535:
+        self.fill_default_port()
+        if not 1 <= self.port <= 65535:
             problems["port"] = ["A port must be between 1 and 65535."]
         if not self.database.strip():
             problems["database"] = ["The database to read is required."]

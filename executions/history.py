@@ -1,55 +1,44 @@
 """Comparison values from a check's own history, computed in the metadata database.
 
-Windows are on business time (`data_time`), relative to the run's business day:
-- daily_avg: the same business day (earlier runs of that day);
-- weekly_avg / monthly_avg: from the start of the week (Monday) / month up to the business day;
-- last_7_day_avg / last_30_day_avg: the N days before the business day.
-Only non-backfill statistics of the same check identity count, and never the run itself, so a
-run's expected value never depends on what it measures. The runs used are recorded.
+What a history comparison type computes is in its fields (rules/comparison_types.py): a `window`
+on business time relative to the run's business day (`day`, `week`, `month`, `last_<N>_days`,
+`last_<N>_runs`) and an `aggregation` of the values in it (avg, min, max, median, last). Only
+non-backfill statistics of the same check identity count, and never the run itself, so a run's
+expected value never depends on what it measures. The runs used are recorded.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.db.models import Avg
+from rules.comparison_types import ComparisonSpec
 
 from .models import StatisticValue
 
-WINDOWS = ("daily_avg", "weekly_avg", "monthly_avg", "last_7_day_avg", "last_30_day_avg")
-
-
-def window(comparison_type: str, data_time: datetime) -> tuple[datetime, datetime]:
-    day = data_time.replace(hour=0, minute=0, second=0, microsecond=0)
-    if comparison_type == "daily_avg":
-        return day, day + timedelta(days=1)
-    if comparison_type == "weekly_avg":
-        return day - timedelta(days=day.weekday()), day
-    if comparison_type == "monthly_avg":
-        return day.replace(day=1), day
-    if comparison_type == "last_7_day_avg":
-        return day - timedelta(days=7), day
-    if comparison_type == "last_30_day_avg":
-        return day - timedelta(days=30), day
-    raise ValueError(f"{comparison_type!r} is not a history comparison type.")
-
 
 def baseline(
-    comparison_type: str, identity: str, statistic_name: str, data_time: datetime, exclude_run_id: int | None = None
+    spec: ComparisonSpec, identity: str, statistic_name: str, data_time: datetime, exclude_run_id: int | None = None
 ) -> tuple[float | None, dict[str, Any]]:
-    """(average or None when there is no history, how it was obtained)."""
-    start, end = window(comparison_type, data_time)
+    """(the aggregate, or None when there is no history; how it was obtained)."""
+    window = spec.window_on(data_time)
     history = StatisticValue.objects.filter(
-        identity=identity, statistic_name=statistic_name, backfill=False, data_time__gte=start, data_time__lt=end
+        identity=identity, statistic_name=statistic_name, backfill=False, data_time__lt=window.end
     )
+    if window.start is not None:
+        history = history.filter(data_time__gte=window.start)
     if exclude_run_id is not None:
         history = history.exclude(run_id=exclude_run_id)
-    average = history.aggregate(avg=Avg("value"))["avg"]
+    rows = list(history.order_by("-data_time", "-pk").values_list("value", "run_id")[: window.latest])
+    rows.reverse()  # oldest first: `last` is the newest
     source = {
-        "type": comparison_type,
-        "window": {"start": start.isoformat(), "end": end.isoformat()},
-        "baseline_runs": sorted(set(history.values_list("run_id", flat=True))),
-        "values": history.count(),
+        "type": spec.key,
+        "source": spec.source,
+        "aggregation": spec.aggregation,
+        "window": {"start": window.start.isoformat() if window.start else None, "end": window.end.isoformat()},
+        "baseline_runs": sorted({run_id for _, run_id in rows}),
+        "values": len(rows),
     }
-    return average, source
+    if window.latest is not None:
+        source["window"]["latest"] = window.latest
+    return spec.aggregate([value for value, _ in rows]), source

@@ -11,7 +11,6 @@ from django.conf import settings
 
 from datasources.connectors import connector_for
 from datasources.models import Datasource
-from rules.models import RuleTemplate
 
 from .models import Run
 
@@ -47,8 +46,9 @@ def build_job(run: Run) -> PreparedJob:
         sources[name] = connector_for(datasource).engine_source(batch["table"], secrets)
         batches[name] = {"source": name, "filter": batch["filter"]}
     checks = []
-    for version in run.check_versions.all():
-        template = RuleTemplate.objects.get(key=version.template_key)
+    # Each version computes what its own template version defines, whatever the template says now.
+    for version in run.check_versions.select_related("definition"):
+        rule_json = version.rule_json
         where = run.batches["assignments"][str(version.pk)]
         checks.append(
             {
@@ -56,8 +56,8 @@ def build_job(run: Run) -> PreparedJob:
                 "name": version.name,
                 "batch": where["batch"],
                 "target_batch": where["target_batch"],
-                "metric": engine_metric(template.metric, version.params),
-                "error_rows": template.rule_json["error_rows"] == "matching_rows",
+                "metric": engine_metric(rule_json["metric"], version.params),
+                "error_rows": rule_json["error_rows"] == "matching_rows",
             }
         )
     root = Path(settings.DQ_ERROR_DATA_ROOT) / f"run-{run.pk}-attempt-{run.attempt}"

@@ -6,7 +6,8 @@ from typing import Any
 
 from django.db import transaction
 
-from rules.models import CheckVersion, RuleTemplate, content_hash
+from rules.comparison_types import ComparisonSpec
+from rules.models import CheckVersion, content_hash
 
 from . import history
 from .evaluation import evaluate
@@ -25,7 +26,8 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
     """Turn the engine's numbers into verdicts, append results and history, finish the run."""
     backfill = run.trigger == Run.Trigger.BACKFILL
     with transaction.atomic():
-        results = [_record_one(run, version, document, backfill) for version in run.check_versions.all()]
+        versions = run.check_versions.select_related("definition")
+        results = [_record_one(run, version, document, backfill) for version in versions]
         errors = sum(r.status == Result.Status.ERROR for r in results)
         if errors:
             status = Run.Status.ERROR
@@ -46,7 +48,6 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
 
 
 def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backfill: bool) -> Result:
-    template = RuleTemplate.objects.get(key=version.template_key)
     params = version.params
     where = run.batches["assignments"][str(version.pk)]
     outcome = document["checks"].get(str(version.pk)) or {
@@ -54,8 +55,11 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
         "message": "The engine returned no result.",
     }
     identity = identity_of(version)
-    statistic_name = params.get("statistics_name") or template.rule_json["statistic_name"]
-    comparison, source = _comparison(run, params, outcome, document, where, identity, statistic_name)
+    # The statistic's name as the version's own template version defines it, not the template's today.
+    statistic_name = params.get("statistics_name") or version.rule_json["statistic_name"]
+    comparison, source = _comparison(run, version, outcome, document, where, identity, statistic_name)
+    if outcome.get("status") == "ok" and "problem" in source:  # a version whose comparison cannot be evaluated
+        outcome = {**outcome, "status": "error", "message": source["problem"]}
     result = Result(
         run=run,
         check_version=version,
@@ -100,18 +104,33 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
     return result
 
 
-def _comparison(run, params, outcome, document, where, identity, statistic_name) -> tuple[float | None, dict]:
-    kind = params.get("comparison_type")
-    batches = document.get("batches", {})
-    if kind is None:  # value comparison: the engine measured the expected value too
+def _comparison(run, version, outcome, document, where, identity, statistic_name) -> tuple[float | None, dict]:
+    """The expected value and how it was obtained, dispatched on the comparison type's `source` as
+    the check version's template version defined it."""
+    key = version.params.get("comparison_type")
+    if key is None:  # value comparison: the engine measured the expected value too
         return outcome.get("comparison"), {"type": "comparison_query"}
-    if kind == "fix_value":
-        return params.get("comparison_value"), {"type": "fix_value"}
-    if kind == "src_table_total_rows":
-        return (batches.get(where["batch"]) or {}).get("rows"), {"type": kind, "batch": where["batch"]}
-    if kind == "target_table_total_rows":
-        return (batches.get(where["target_batch"]) or {}).get("rows"), {"type": kind, "batch": where["target_batch"]}
-    return history.baseline(kind, identity, statistic_name, run.data_time, exclude_run_id=run.pk)
+    spec = version.comparison_spec()
+    if spec is None:
+        return None, {"type": key, "problem": f"Template version {version.template_version} defines no {key!r}."}
+    return COMPARISON_SOURCES[spec.source](spec, run, version, document, where, identity, statistic_name)
+
+
+def _fixed(spec: ComparisonSpec, run, version, document, where, identity, statistic_name):
+    return version.params.get("comparison_value"), {"type": spec.key, "source": spec.source}
+
+
+def _counted(spec: ComparisonSpec, run, version, document, where, identity, statistic_name):
+    batch = where["batch"] if spec.batch == "source" else where["target_batch"]
+    rows = (document.get("batches", {}).get(batch) or {}).get("rows") if batch else None
+    return rows, {"type": spec.key, "source": spec.source, "batch": batch}
+
+
+def _history(spec: ComparisonSpec, run, version, document, where, identity, statistic_name):
+    return history.baseline(spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk)
+
+
+COMPARISON_SOURCES = {"fixed": _fixed, "data": _counted, "history": _history}
 
 
 def fail_run(run: Run, message: str) -> None:

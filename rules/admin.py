@@ -4,8 +4,9 @@ import json
 
 from django import forms
 from django.contrib import admin
+from django.forms.models import BaseInlineFormSet
 
-from .models import Check, CheckVersion, ComparisonType, InputEntry, RuleTemplate, TemplateInput
+from .models import Check, CheckVersion, ComparisonType, InputEntry, RuleTemplate, TemplateInput, TemplateVersion
 from .schema import rule_json_problems
 
 
@@ -15,19 +16,57 @@ class RuleTemplateForm(forms.ModelForm):
         fields = ["key", "name", "rule_type", "dimension", "description", "rule_json"]
         help_texts = {"rule_json": "The metric definition; checked against the rule_json schema when you save."}
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The inputs arrive with the inline below: TemplateInputFormSet checks the comparison
+        # types against those, not against the ones saved before this change.
+        self.instance.inputs_pending = True
+
     def clean_rule_json(self):
         rule_json = self.cleaned_data["rule_json"]
-        problems = rule_json_problems(rule_json)
+        problems = rule_json_problems(rule_json, comparison_type_keys=ComparisonType.objects.key_list())
         if problems:
             raise forms.ValidationError(problems)
         return rule_json
 
 
+class TemplateInputFormSet(BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        fields = {
+            form.cleaned_data["entry"].field
+            for form in self.forms
+            if form.cleaned_data.get("entry") and not form.cleaned_data.get("DELETE")
+        }
+        if isinstance(self.instance.rule_json, dict):
+            problems = self.instance.comparison_type_problems(fields)
+            if problems:
+                raise forms.ValidationError(problems)
+
+
 class TemplateInputInline(admin.TabularInline):
     model = TemplateInput
+    formset = TemplateInputFormSet
     extra = 0
     ordering = ["position"]
     autocomplete_fields = ["entry"]
+
+
+class TemplateVersionInline(admin.TabularInline):
+    """The immutable copies check versions compute with (read-only)."""
+
+    model = TemplateVersion
+    fields = ["number", "definition_hash", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ["-number"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(RuleTemplate)
@@ -37,15 +76,18 @@ class RuleTemplateAdmin(admin.ModelAdmin):
     list_filter = ["dimension", "rule_type", "builtin"]
     search_fields = ["key", "name"]
     readonly_fields = ["version", "builtin", "metric_summary"]
-    inlines = [TemplateInputInline]
+    inlines = [TemplateInputInline, TemplateVersionInline]
 
     @admin.display(description="Metric")
     def metric_summary(self, obj: RuleTemplate) -> str:
         return json.dumps(obj.rule_json.get("metric", {}), sort_keys=True) if obj.pk else ""
 
+    def save_model(self, request, obj, form, change):
+        obj.save(refresh=False)  # one new version for the whole change, once the inputs are saved
+
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        form.instance.refresh_definition()  # inputs changed → the template's version moves on
+        form.instance.refresh_definition()  # rule_json or inputs changed → the template's version moves on
 
 
 @admin.register(InputEntry)
@@ -57,12 +99,21 @@ class InputEntryAdmin(admin.ModelAdmin):
 
 @admin.register(ComparisonType)
 class ComparisonTypeAdmin(admin.ModelAdmin):
-    list_display = ["key", "name", "source", "window", "position"]
+    """Types are data: the model's clean refuses fields a run could not evaluate, under the field."""
+
+    list_display = ["key", "name", "source", "window", "aggregation", "batch", "position"]
+    fields = ["key", "name", "description", "source", "window", "aggregation", "batch", "position"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["key"] if obj else []  # templates and checks refer to it by key
+
+    def has_delete_permission(self, request, obj=None):
+        return obj is None or not obj.templates_allowing()  # still offered by a template
 
 
 class CheckVersionInline(admin.TabularInline):
     model = CheckVersion
-    fields = ["number", "template_key", "template_version", "content_hash", "created_by", "created_at"]
+    fields = ["number", "template_key", "template_version", "definition", "content_hash", "created_by", "created_at"]
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from .comparison_types import AGGREGATIONS, WINDOW_FORMS, ComparisonSpec, definition_problems, template_problems
 from .schema import rule_json_problems
 
 
@@ -23,9 +24,36 @@ def content_hash(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode()).hexdigest()
 
 
-def definition_digest(rule_json: Any, inputs: list[dict[str, Any]]) -> str:
-    """What a template's version tracks: its metric definition and its ordered inputs with overrides."""
-    return content_hash({"rule_json": rule_json, "inputs": inputs})
+def template_definition(rule_json: Any, inputs: list[dict[str, Any]], comparison_types: list[dict]) -> dict:
+    """Everything a check computes with, besides its params: the metric definition, the inputs
+    (entries with this template's overrides, in order) and the comparison types it allows."""
+    return {"rule_json": rule_json, "inputs": inputs, "comparison_types": comparison_types}
+
+
+def record_definition(TemplateVersion, template, definition: dict[str, Any]):  # noqa: N803
+    """The template version holding `definition`: the latest one when it is unchanged, else a new
+    one numbered after it. Takes the model class so the catalog loader can pass historical models
+    from a migration; the template's `version` and `definition_hash` follow the result."""
+    digest = content_hash(definition)
+    latest = TemplateVersion.objects.filter(template_id=template.pk).order_by("-number").first()
+    if latest is None or latest.definition_hash != digest:
+        latest = TemplateVersion.objects.create(
+            template_id=template.pk,
+            number=(latest.number + 1 if latest else template.version or 1),
+            definition_hash=digest,
+            **definition,
+        )
+    if (template.version, template.definition_hash) != (latest.number, digest):
+        template.version, template.definition_hash = latest.number, digest
+        type(template).objects.filter(pk=template.pk).update(version=latest.number, definition_hash=digest)
+    return latest
+
+
+def comparison_snapshots(ComparisonType, keys: list[str]) -> list[dict[str, str]]:  # noqa: N803
+    """The semantic fields of the comparison types `keys`, in that order (unknown keys skipped:
+    rule_json validation reports them)."""
+    rows = {row.key: row for row in ComparisonType.objects.filter(key__in=keys)}
+    return [ComparisonSpec.of(rows[key]).snapshot() for key in keys if key in rows]
 
 
 class RuleTemplate(models.Model):
@@ -63,29 +91,35 @@ class RuleTemplate(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args, refresh: bool = True, **kwargs) -> None:
+        """`refresh=False`: the caller records the version once the inputs are saved too (admin)."""
         self.clean()
         super().save(*args, **kwargs)
-        self.refresh_definition()
+        if refresh:
+            self.refresh_definition()
 
     def clean(self) -> None:
-        problems = rule_json_problems(self.rule_json)
+        problems = rule_json_problems(self.rule_json, comparison_type_keys=ComparisonType.objects.key_list())
+        if not problems and self.pk is not None and not getattr(self, "inputs_pending", False):
+            problems = self.comparison_type_problems({i.field for i in self.resolved_inputs()})
         if problems:
             raise ValidationError({"rule_json": problems})
 
-    def input_definitions(self) -> list[dict[str, Any]]:
-        links = self.template_inputs.select_related("entry").order_by("position")
-        return [{"field": link.entry.field, **link.overrides} for link in links]
+    def comparison_type_problems(self, input_fields: set[str]) -> list[str]:
+        specs = [ComparisonSpec.of(s) for s in comparison_snapshots(ComparisonType, self.allowed_comparison_types())]
+        return template_problems(self.rule_json.get("metric") or {}, specs, input_fields)
 
-    def refresh_definition(self) -> None:
-        """Bump the version when rule_json or the inputs changed; checks record the version they used."""
-        digest = definition_digest(self.rule_json, self.input_definitions())
-        if digest == self.definition_hash:
-            return
-        if self.definition_hash:
-            self.version += 1
-        self.definition_hash = digest
-        RuleTemplate.objects.filter(pk=self.pk).update(version=self.version, definition_hash=digest)
+    def current_definition(self) -> dict[str, Any]:
+        return template_definition(
+            self.rule_json,
+            [dict(i) for i in self.resolved_inputs()],
+            comparison_snapshots(ComparisonType, self.allowed_comparison_types()),
+        )
+
+    def refresh_definition(self) -> TemplateVersion:
+        """The template version of the current definition, written when rule_json, the inputs or
+        an allowed comparison type changed. Check versions point at it; runs compute from it."""
+        return record_definition(TemplateVersion, self, self.current_definition())
 
     @property
     def metric(self) -> dict[str, Any]:
@@ -160,6 +194,11 @@ class InputEntry(models.Model):
     def __str__(self) -> str:
         return self.field
 
+    def save(self, *args, **kwargs) -> None:
+        super().save(*args, **kwargs)
+        for template in self.templates.all():  # the entry is part of their definition
+            template.refresh_definition()
+
     def clean(self) -> None:
         if self.form_type == self.FormType.SELECT and not (
             self.options or self.option_source or self.value_type == "list"
@@ -217,32 +256,119 @@ class TemplateInput(models.Model):
             raise ValidationError({"overrides": f"Unknown override keys: {', '.join(sorted(unknown))}."})
 
     def resolved(self) -> ResolvedInput:
-        entry = self.entry
-        merged = {name: getattr(entry, name) for name in ("field", *ENTRY_ATTRIBUTES)}
-        merged.update({k: v for k, v in self.overrides.items() if k in OVERRIDABLE})
-        return ResolvedInput(merged)
+        return ResolvedInput(resolve_input(self.entry, self.overrides))
+
+
+def resolve_input(entry, overrides: dict[str, Any]) -> dict[str, Any]:
+    """An entry's attributes with a template's overrides applied (also used by the catalog loader
+    with historical models)."""
+    merged = {name: getattr(entry, name) for name in ("field", *ENTRY_ATTRIBUTES)}
+    merged.update({k: v for k, v in overrides.items() if k in OVERRIDABLE})
+    return merged
+
+
+class ImmutableVersion(Exception):
+    pass
+
+
+class TemplateVersion(models.Model):
+    """An immutable copy of a template's definition at one version number. A check version points
+    at the one it was saved with and every run computes from it, so editing the template later
+    changes no existing check version (seed 001: a run references a concrete version, never a
+    record edited in place); checks move on when edited or explicitly upgraded."""
+
+    template = models.ForeignKey(RuleTemplate, on_delete=models.CASCADE, related_name="definitions")
+    number = models.PositiveIntegerField()
+    rule_json = models.JSONField()
+    inputs = models.JSONField(help_text="The resolved inputs (entry attributes with overrides), in order.")
+    comparison_types = models.JSONField(help_text="The allowed comparison types' fields, in rule_json's order.")
+    definition_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["template", "number"]
+        constraints = [models.UniqueConstraint(fields=["template", "number"], name="one_number_per_template")]
+
+    def __str__(self) -> str:
+        return f"{self.template_id} v{self.number}"
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise ImmutableVersion("A template version is immutable; change the template to write a new one.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableVersion("A template version is never deleted; check versions compute from it.")
+
+    def comparison_spec(self, key: str) -> ComparisonSpec | None:
+        for snapshot in self.comparison_types:
+            if snapshot["key"] == key:
+                return ComparisonSpec.of(snapshot)
+        return None
+
+
+class ComparisonTypeQuerySet(models.QuerySet):
+    def key_list(self) -> list[str]:
+        return list(self.values_list("key", flat=True))
 
 
 class ComparisonType(models.Model):
+    """Where a check's expected value comes from, built from fields (rules/comparison_types.py):
+    an admin adds one (say a 14-day median) without code, and one a run could not evaluate is
+    refused when saved."""
+
     class Source(models.TextChoices):
         FIXED = "fixed", "A fixed number"
         HISTORY = "history", "This check's earlier results"
         DATA = "data", "Counted from the data"
 
-    key = models.SlugField(max_length=64, unique=True)
+    class Batch(models.TextChoices):
+        SOURCE = "source", "The source table"
+        TARGET = "target", "The target table"
+
+    # 40: results store the key (executions.Result.comparison_type).
+    key = models.SlugField(max_length=40, unique=True, help_text="Stable identifier; cannot change once saved.")
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True)
     source = models.CharField(max_length=10, choices=Source.choices)
     window = models.CharField(
-        max_length=20, blank=True, help_text="History windows: day, week, month, last_7_days, last_30_days."
+        max_length=20,
+        blank=True,
+        help_text=f"History only: {WINDOW_FORMS} (e.g. last_14_days).",
+    )
+    aggregation = models.CharField(
+        max_length=10, blank=True, help_text=f"History only: {', '.join(AGGREGATIONS)} of the values in the window."
+    )
+    batch = models.CharField(
+        max_length=10, choices=Batch.choices, blank=True, help_text="Data only: whose rows are counted."
     )
     position = models.PositiveIntegerField(default=0)
 
+    objects = ComparisonTypeQuerySet.as_manager()
+
     class Meta:
-        ordering = ["position"]
+        ordering = ["position", "key"]
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        self.clean()
+        super().save(*args, **kwargs)
+        for template in self.templates_allowing():  # what they compare with may have changed
+            template.refresh_definition()
+
+    def clean(self) -> None:
+        problems = definition_problems(self.source, self.window, self.aggregation, self.batch)
+        if self.pk is not None:
+            stored = ComparisonType.objects.filter(pk=self.pk).values_list("key", flat=True).first()
+            if stored is not None and stored != self.key:
+                problems["key"] = ["A comparison type's key cannot change; templates and checks refer to it."]
+        if problems:
+            raise ValidationError(problems)
+
+    def templates_allowing(self) -> list[RuleTemplate]:
+        return [t for t in RuleTemplate.objects.all() if self.key in t.allowed_comparison_types()]
 
 
 class CheckQuerySet(models.QuerySet):
@@ -288,16 +414,19 @@ class Check(models.Model):
     def datasource_ids(self) -> set[int]:
         return {self.params[f] for f in ("src_datasource_id", "target_datasource_id") if self.params.get(f) is not None}
 
-    def record_version(self, user=None) -> CheckVersion:
-        """Write the next version if name, template or params changed; return the current one."""
-        body = {
-            "name": self.name,
-            "template": self.template.key,
-            "template_version": self.template.version,
-            "params": self.params,
-        }
-        digest = content_hash(body)
+    def record_version(self, user=None, upgrade: bool = False) -> CheckVersion:
+        """Write the next version if the name or params changed, or on `upgrade`; return the current one.
+
+        A new version takes the template's current version (the caller has validated the params
+        against it). An unchanged check keeps the template version it was saved with, however the
+        template changed since: it moves on only when edited or upgraded (rules/upgrades.py).
+        """
         latest = self.versions.order_by("-number").first()
+        if latest and not upgrade and (latest.name, latest.params) == (self.name, self.params):
+            return latest
+        definition = self.template.refresh_definition()
+        body = {"name": self.name, "template": self.template.key, "template_version": definition.number}
+        digest = content_hash({**body, "params": self.params})
         if latest and latest.content_hash == digest:
             return latest
         version = CheckVersion.objects.create(
@@ -305,7 +434,8 @@ class Check(models.Model):
             number=(latest.number + 1 if latest else 1),
             name=self.name,
             template_key=self.template.key,
-            template_version=self.template.version,
+            template_version=definition.number,
+            definition=definition,
             params=self.params,
             content_hash=digest,
             created_by=user,
@@ -315,14 +445,13 @@ class Check(models.Model):
         self.datasources.set(self.datasource_ids())
         return version
 
+    def current(self) -> CheckVersion:
+        return self.versions.select_related("definition").get(number=self.current_version)
+
     def soft_delete(self) -> None:
         """Keep the versions (results refer to them); hide the check and free its name."""
         self.deleted_at = timezone.now()
         self.save(update_fields=["deleted_at"])
-
-
-class ImmutableVersion(Exception):
-    pass
 
 
 class CheckVersion(models.Model):
@@ -331,6 +460,14 @@ class CheckVersion(models.Model):
     name = models.CharField(max_length=200)
     template_key = models.SlugField(max_length=64)
     template_version = models.PositiveIntegerField()
+    # Null only on rows written before template versions existed, until migration fills it.
+    definition = models.ForeignKey(
+        TemplateVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="check_versions",
+        help_text="The template version this check version computes with.",
+    )
     params = models.JSONField()
     content_hash = models.CharField(max_length=64)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -346,7 +483,26 @@ class CheckVersion(models.Model):
     def save(self, *args, **kwargs) -> None:
         if self.pk is not None:
             raise ImmutableVersion("A check version is immutable; change the check to write a new version.")
+        if self.definition_id is None:
+            self.definition = self._named_definition()
+            self.template_version = self.definition.number
         super().save(*args, **kwargs)
+
+    def _named_definition(self) -> TemplateVersion:
+        """The template version `template_key`/`template_version` name, or the current one when
+        that number has no stored copy (a caller that did not pass the definition)."""
+        named = TemplateVersion.objects.filter(template__key=self.template_key, number=self.template_version).first()
+        return named or RuleTemplate.objects.get(key=self.template_key).refresh_definition()
+
+    @property
+    def rule_json(self) -> dict[str, Any]:
+        """The metric definition as it was when this version was saved (never the template's current one)."""
+        return self.definition.rule_json
+
+    def comparison_spec(self) -> ComparisonSpec | None:
+        """The comparison type this version's params name, as defined in its template version."""
+        key = self.params.get("comparison_type")
+        return self.definition.comparison_spec(key) if key else None
 
     def delete(self, *args, **kwargs):
         raise ImmutableVersion("A check version is never deleted; soft-delete the check instead.")

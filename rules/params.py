@@ -17,7 +17,7 @@ from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
 
-from .models import ResolvedInput, RuleTemplate
+from .models import ComparisonType, ResolvedInput, RuleTemplate
 
 DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Run parameters a filter may use; the run substitutes them (issue: runs and provenance).
@@ -316,6 +316,9 @@ def _cross_field_problems(template: RuleTemplate, params: dict[str, Any]) -> dic
             problems["min_value"] = ["Give a minimum, a maximum, or both."]
         elif low is not None and high is not None and low > high:
             problems["max_value"] = ["The maximum must not be below the minimum."]
-    if params.get("comparison_type") == "target_table_total_rows" and "target_table" not in params:
-        problems["comparison_type"] = ["This template has no target table to count."]
+    counted = ComparisonType.objects.filter(key=params.get("comparison_type"), source="data").first()
+    if counted is not None and counted.batch == "target" and "target_table" not in params:
+        problems["comparison_type"] = [
+            f"{counted.name} counts the target table's rows; this check has no target table."
+        ]
     return problems

@@ -6,6 +6,7 @@ refused with a message instead of failing at run time.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import jsonschema
@@ -19,16 +20,6 @@ PREDICATES = {
     "time_between": ["begin_param", "end_param", "format_param"],
     "outside_range": ["min_param", "max_param"],
 }
-COMPARISON_TYPE_KEYS = [
-    "fix_value",
-    "daily_avg",
-    "weekly_avg",
-    "monthly_avg",
-    "last_7_day_avg",
-    "last_30_day_avg",
-    "src_table_total_rows",
-    "target_table_total_rows",
-]
 
 
 def _metric(kind: str, required: list[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -63,18 +54,20 @@ RULE_JSON_SCHEMA = {
         "statistic_name": {"type": "string", "minLength": 1},
         "metric": {"oneOf": METRIC_SCHEMAS},
         "error_rows": {"enum": ["matching_rows", "none"]},
-        "comparison_types": {"type": "array", "items": {"enum": COMPARISON_TYPE_KEYS}, "uniqueItems": True},
+        # Keys of ComparisonType rows: checked against the table by rule_json_problems' caller's keys.
+        "comparison_types": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
     },
     "required": ["statistic_name", "metric", "error_rows", "comparison_types"],
     "additionalProperties": False,
 }
 
 
-def rule_json_problems(rule_json: Any) -> list[str]:
-    """Human-readable problems with a rule_json document; empty when valid."""
+def rule_json_problems(rule_json: Any, comparison_type_keys: Iterable[str] | None = None) -> list[str]:
+    """Human-readable problems with a rule_json document; empty when valid. `comparison_type_keys`:
+    the comparison types that exist (admins add them as data), when the caller wants them checked."""
     if not isinstance(rule_json, dict):
         return ["rule_json must be a JSON object."]
-    problems = []
+    problems = _comparison_type_problems(rule_json.get("comparison_types"), comparison_type_keys)
     kind = (rule_json.get("metric") or {}).get("kind") if isinstance(rule_json.get("metric"), dict) else None
     for error in jsonschema.Draft202012Validator(RULE_JSON_SCHEMA).iter_errors(rule_json):
         where = "/".join(str(p) for p in error.absolute_path) or "rule_json"
@@ -83,6 +76,18 @@ def rule_json_problems(rule_json: Any) -> list[str]:
         else:
             problems.append(f"{where}: {error.message}")
     return problems
+
+
+def _comparison_type_problems(keys: Any, known: Iterable[str] | None) -> list[str]:
+    if known is None or not isinstance(keys, list):
+        return []
+    known = list(known)
+    unknown = [k for k in keys if isinstance(k, str) and k not in known]
+    if not unknown:
+        return []
+    return [
+        f"comparison_types: unknown comparison type {', '.join(map(repr, unknown))}; choose from {', '.join(known)}."
+    ]
 
 
 def _metric_hint(metric: Any, kind: str | None) -> str:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
@@ -27,9 +28,49 @@ class RuleTemplateSerializer(serializers.ModelSerializer):
 
 
 class ComparisonTypeSerializer(serializers.ModelSerializer):
+    """Admins add and change types (the key is fixed once saved); `ComparisonType.clean` decides
+    whether a run can evaluate the fields, and names the field when it cannot."""
+
     class Meta:
         model = ComparisonType
-        fields = ["key", "name", "source", "window", "description"]
+        fields = ["key", "name", "description", "source", "window", "aggregation", "batch", "position"]
+        extra_kwargs = {"position": {"required": False}}
+
+    def validate(self, attrs):
+        if self.instance is not None and attrs.get("key", self.instance.key) != self.instance.key:
+            raise serializers.ValidationError(
+                {"key": ["A comparison type's key cannot change; templates refer to it."]}
+            )
+        stored = {name: getattr(self.instance, name) for name in self.Meta.fields} if self.instance else {}
+        candidate = ComparisonType(pk=getattr(self.instance, "pk", None), **{**stored, **attrs})
+        try:
+            candidate.clean()
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return attrs
+
+
+class UpgradeChangeSerializer(serializers.Serializer):
+    path = serializers.CharField(
+        help_text="rule_json.metric.kind, inputs.src_field.required, comparison_types.<key>.window …"
+    )
+    change = serializers.ChoiceField(choices=["added", "removed", "changed", "reordered"])
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+    summary = serializers.CharField()
+
+
+class UpgradePlanSerializer(serializers.Serializer):
+    # "from" is a Python keyword: declared through the fields dict below.
+    to = serializers.IntegerField(help_text="The template's current version.")
+    template = serializers.CharField()
+    changes = UpgradeChangeSerializer(many=True)
+
+    def get_fields(self):
+        return {
+            "from": serializers.IntegerField(help_text="The template version the check uses."),
+            **super().get_fields(),
+        }
 
 
 class CheckVersionSerializer(serializers.ModelSerializer):
@@ -60,10 +101,27 @@ class CheckSerializer(serializers.ModelSerializer):
     params = serializers.JSONField()
     owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
     current_version = serializers.IntegerField(read_only=True)
+    template_version = serializers.SerializerMethodField(
+        help_text="The template version the check's current version computes with."
+    )
+    upgrade_available = serializers.SerializerMethodField(
+        help_text="The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on."
+    )
 
     class Meta:
         model = Check
-        fields = ["id", "name", "template", "params", "current_version", "owner", "created_at", "updated_at"]
+        fields = [
+            "id",
+            "name",
+            "template",
+            "params",
+            "current_version",
+            "template_version",
+            "upgrade_available",
+            "owner",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = ["id", "created_at", "updated_at"]
         validators = []  # name uniqueness among live checks is checked in validate_name
 
@@ -76,11 +134,23 @@ class CheckSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(f"A check named {name!r} already exists.")
         return name
 
+    def get_template_version(self, check) -> int | None:
+        annotated = getattr(check, "template_version_in_use", None)
+        if annotated is not None:
+            return annotated
+        return check.versions.filter(number=check.current_version).values_list("definition__number", flat=True).first()
+
+    def get_upgrade_available(self, check) -> bool:
+        in_use = self.get_template_version(check)
+        return in_use is not None and in_use < check.template.version
+
     def validate(self, attrs):
         template = attrs.get("template") or self.instance.template
         if self.instance is not None and attrs.get("template", template) != self.instance.template:
             raise serializers.ValidationError({"template": ["A check keeps its template; create a new check instead."]})
         params = attrs.get("params")
+        if params is None and self.instance is not None and self.get_upgrade_available(self.instance):
+            params = self.instance.params  # an edit moves to the current template version: they must fit it
         if params is None:
             return attrs
         if self.instance is not None and self.partial and isinstance(params, dict):
@@ -101,5 +171,6 @@ class CheckSerializer(serializers.ModelSerializer):
         for key, value in validated_data.items():
             setattr(instance, key, value)
         instance.save()
-        instance.record_version(self.context["request"].user)
+        version = instance.record_version(self.context["request"].user)
+        instance.template_version_in_use = version.template_version  # the queryset's annotation is stale now
         return instance

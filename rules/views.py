@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.response import Response
 
@@ -14,8 +15,16 @@ from datasources.models import Datasource
 from datasources.views import SourceUnavailable
 
 from .forms import build_form
-from .models import Check, ComparisonType, RuleTemplate
-from .serializers import CheckSerializer, CheckVersionSerializer, ComparisonTypeSerializer, RuleTemplateSerializer
+from .models import Check, CheckVersion, ComparisonType, RuleTemplate
+from .params import ParamsInvalid
+from .serializers import (
+    CheckSerializer,
+    CheckVersionSerializer,
+    ComparisonTypeSerializer,
+    RuleTemplateSerializer,
+    UpgradePlanSerializer,
+)
+from .upgrades import AlreadyCurrent, upgrade, upgrade_plan
 from .yaml_io import ImportInvalid, export_checks, import_checks
 
 
@@ -38,11 +47,31 @@ class RuleTemplateViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(build_form(self.get_object(), request.user))
 
 
-class ComparisonTypeViewSet(viewsets.ReadOnlyModelViewSet):
+class AdminWrites(permissions.BasePermission):
+    message = "Only administrators may add or change comparison types."
+
+    def has_permission(self, request, view):
+        return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
+
+
+class ComparisonTypeViewSet(viewsets.ModelViewSet):
+    """Comparison types are data: admins add one from its fields (source, window, aggregation,
+    batch) and every run evaluates it without code. Not deleted here: templates refer to them."""
+
     queryset = ComparisonType.objects.all()
     serializer_class = ComparisonTypeSerializer
+    permission_classes = [permissions.IsAuthenticated, AdminWrites]
     lookup_field = "key"
     pagination_class = None
+    http_method_names = ["get", "post", "put", "patch", "head", "options"]
+
+
+ALREADY_CURRENT = OpenApiResponse(description="`{message, fields}`: the check already uses the current version.")
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state."
 
 
 class OwnerOrAdminWrites(permissions.BasePermission):
@@ -70,7 +99,12 @@ class CheckViewSet(viewsets.ModelViewSet):
     permission_classes = [permissions.IsAuthenticated, OwnerOrAdminWrites]
 
     def get_queryset(self):
-        checks = Check.objects.visible_to(self.request.user).select_related("template", "owner")
+        in_use = CheckVersion.objects.filter(parent_check=OuterRef("pk"), number=OuterRef("current_version"))
+        checks = (
+            Check.objects.visible_to(self.request.user)
+            .select_related("template", "owner")
+            .annotate(template_version_in_use=Subquery(in_use.values("definition__number")[:1]))
+        )
         template = self.request.query_params.get("template")
         if template:
             checks = checks.filter(template__key=template)
@@ -90,6 +124,36 @@ class CheckViewSet(viewsets.ModelViewSet):
     def versions(self, request, pk=None):
         check = self.get_object()
         return Response(CheckVersionSerializer(check.versions.order_by("number"), many=True).data)
+
+    @extend_schema(
+        methods=["GET"],
+        responses={200: UpgradePlanSerializer, 409: ALREADY_CURRENT},
+        description="What changed between the template version the check uses and the current one.",
+    )
+    @extend_schema(
+        methods=["POST"],
+        request=None,
+        responses={
+            200: CheckSerializer,
+            400: OpenApiResponse(
+                description="`{message, fields: {params: {field: [...]}}}`: params that no longer fit."
+            ),
+            409: ALREADY_CURRENT,
+        },
+        description="A new check version on the template's current version, its params validated against it.",
+    )
+    @action(detail=True, methods=["get", "post"])
+    def upgrade(self, request, pk=None):
+        check = self.get_object()
+        try:
+            if request.method == "GET":
+                return Response(upgrade_plan(check))
+            upgrade(check, request.user)
+        except AlreadyCurrent as exc:
+            raise Conflict(str(exc)) from None
+        except ParamsInvalid as exc:
+            raise ValidationError({"params": exc.fields}) from None
+        return Response(CheckSerializer(self.get_object(), context={"request": request}).data)
 
     @extend_schema(responses={(200, "application/yaml"): str})
     @action(detail=False, methods=["get"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import Column, Connector, ConnectorError, TableNotFound
+from .base import Column, Connector, ConnectorError, ServerConnection, TableNotFound
 
 CONNECTORS = {
     "postgresql": "datasources.connectors.postgresql.PostgresConnector",
@@ -17,13 +17,32 @@ CONNECTORS = {
 }
 
 
-def connector_for(datasource) -> Connector:
+def connector_class(datasource_type: str) -> type:
     try:
-        dotted = CONNECTORS[datasource.type]
+        dotted = CONNECTORS[datasource_type]
     except KeyError:
-        raise ConnectorError(f"No connector for datasource type {datasource.type!r}.") from None
+        raise ConnectorError(f"No connector for datasource type {datasource_type!r}.") from None
     module_name, class_name = dotted.rsplit(".", 1)
-    return getattr(import_module(module_name), class_name)(datasource)
+    return getattr(import_module(module_name), class_name)
 
 
-__all__ = ["CONNECTORS", "Column", "Connector", "ConnectorError", "TableNotFound", "connector_for"]
+def connector_for(datasource) -> Connector:
+    return connector_class(datasource.type)(datasource)
+
+
+def default_port(datasource_type: str) -> int | None:
+    """The port a server of this type listens on unless told otherwise; None for file sources."""
+    return getattr(connector_class(datasource_type), "default_port", None)
+
+
+__all__ = [
+    "CONNECTORS",
+    "Column",
+    "Connector",
+    "ConnectorError",
+    "ServerConnection",
+    "TableNotFound",
+    "connector_class",
+    "connector_for",
+    "default_port",
+]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -33,18 +34,55 @@ class Connector(Protocol):
         ...
 
 
-def jdbc_source(datasource, url: str, driver: str, table: str, secrets: dict[str, str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ServerConnection:
+    """How to reach one database server. Each server type builds it in one function
+    (`postgresql.connection`, `mysql.connection`) from the datasource, its default port filling an
+    empty one; the connection test, the catalog and the engine's JDBC source all start from it, so
+    what tests OK is what runs."""
+
+    host: str
+    port: int
+    database: str
+    user: str
+    password: str = field(repr=False)
+    options: Mapping[str, Any]
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def server_connection(datasource, default_port: int, allowed_options: set[str], label: str) -> ServerConnection:
+    unknown = set(datasource.options or {}) - allowed_options
+    if unknown:
+        raise ConnectorError(
+            f"Unsupported {label} options: {', '.join(sorted(unknown))}; use {', '.join(sorted(allowed_options))}."
+        )
+    return ServerConnection(
+        host=datasource.host,
+        port=datasource.port or default_port,
+        database=datasource.database,
+        user=datasource.username,
+        password=datasource.password,
+        options=dict(datasource.options or {}),
+    )
+
+
+def jdbc_source(
+    datasource, conn: ServerConnection, url: str, driver: str, table: str, secrets: dict[str, str], properties: dict
+) -> dict[str, Any]:
     """A JDBC source entry; the decrypted password is kept in `secrets` (memory only)."""
     secret_name = f"DQ_SECRET_{datasource.pk}"
-    secrets[secret_name] = datasource.password
+    secrets[secret_name] = conn.password
     return {
         "kind": "jdbc",
         "url": url,
         "driver": driver,
         "table": table,
-        "user": datasource.username,
+        "user": conn.user,
         "password_secret": secret_name,
-        "options": {},
+        "options": properties,
     }
 
 

@@ -2,37 +2,67 @@ from __future__ import annotations
 
 import pymysql
 
-from .base import Column, ConnectorError, TableNotFound, connect_timeout, jdbc_source, scrub, split_table
+from .base import (
+    Column,
+    ConnectorError,
+    ServerConnection,
+    TableNotFound,
+    connect_timeout,
+    jdbc_source,
+    scrub,
+    server_connection,
+    split_table,
+)
 
+DEFAULT_PORT = 3306
 # Options a user may pass through to the driver; anything else is refused rather than ignored.
 DRIVER_OPTIONS = {"charset", "ssl_disabled"}
+
+
+def connection(datasource) -> ServerConnection:
+    """The one place a MySQL/MariaDB datasource becomes connection parameters (PyMySQL and JDBC)."""
+    return server_connection(datasource, DEFAULT_PORT, DRIVER_OPTIONS, "MySQL")
+
+
+def jdbc_url(conn: ServerConnection) -> str:
+    return f"jdbc:mariadb://{conn.address}/{conn.database}"
+
+
+def jdbc_properties(conn: ServerConnection) -> dict[str, str]:
+    # `charset` needs no property: MariaDB Connector/J always talks utf8mb4.
+    if "ssl_disabled" in conn.options:
+        return {"useSsl": "false" if _truthy(conn.options["ssl_disabled"]) else "true"}
+    return {}
+
+
+def _truthy(value) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 class MySQLConnector:
     """MySQL and MariaDB. Tables are named `<database>.<table>` (DESIGN.md)."""
 
+    default_port = DEFAULT_PORT
+
     def __init__(self, datasource):
         self.ds = datasource
 
     def _connect(self):
-        unknown = set(self.ds.options) - DRIVER_OPTIONS
-        if unknown:
-            raise ConnectorError(f"Unsupported MySQL options: {', '.join(sorted(unknown))}.")
-        password = self.ds.password
+        conn = connection(self.ds)
         try:
             return pymysql.connect(
-                host=self.ds.host,
-                port=self.ds.port,
-                user=self.ds.username,
-                password=password,
-                database=self.ds.database,
+                host=conn.host,
+                port=conn.port,
+                user=conn.user,
+                password=conn.password,
+                database=conn.database,
                 connect_timeout=connect_timeout(),
                 read_timeout=connect_timeout() * 6,
-                **self.ds.options,
+                **conn.options,
             )
         except pymysql.MySQLError as exc:
             raise ConnectorError(
-                f"Cannot connect to MySQL at {self.ds.host}:{self.ds.port}: {scrub(_text(exc), password)}"
+                f"Cannot connect to MySQL at {conn.address}: {scrub(_text(exc), conn.password)}"
             ) from None
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -69,8 +99,10 @@ class MySQLConnector:
         return [Column(n, t) for n, t in rows]
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
-        url = f"jdbc:mariadb://{self.ds.host}:{self.ds.port}/{self.ds.database}"
-        return jdbc_source(self.ds, url, "org.mariadb.jdbc.Driver", table, secrets)
+        conn = connection(self.ds)
+        return jdbc_source(
+            self.ds, conn, jdbc_url(conn), "org.mariadb.jdbc.Driver", table, secrets, jdbc_properties(conn)
+        )
 
 
 def _text(exc: Exception) -> str:

@@ -2,36 +2,79 @@ from __future__ import annotations
 
 import psycopg
 
-from .base import Column, ConnectorError, TableNotFound, connect_timeout, jdbc_source, scrub, split_table
+from .base import (
+    Column,
+    ConnectorError,
+    ServerConnection,
+    TableNotFound,
+    connect_timeout,
+    jdbc_source,
+    scrub,
+    server_connection,
+    split_table,
+)
 
+DEFAULT_PORT = 5432
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
 # Options a user may pass through to libpq; anything else is refused rather than ignored.
 LIBPQ_OPTIONS = {"sslmode", "sslrootcert", "application_name", "options", "target_session_attrs"}
+# The same options as pgjdbc properties, so the engine connects the way the connection test did.
+JDBC_PROPERTIES = {
+    "sslmode": "sslmode",
+    "sslrootcert": "sslrootcert",
+    "application_name": "ApplicationName",
+    "options": "options",
+    "target_session_attrs": "targetServerType",
+}
+TARGET_SERVER_TYPES = {
+    "any": "any",
+    "read-write": "primary",
+    "primary": "primary",
+    "read-only": "secondary",
+    "standby": "secondary",
+    "prefer-standby": "preferSecondary",
+}
+
+
+def connection(datasource) -> ServerConnection:
+    """The one place a PostgreSQL datasource becomes connection parameters (libpq and JDBC)."""
+    return server_connection(datasource, DEFAULT_PORT, LIBPQ_OPTIONS, "PostgreSQL")
+
+
+def jdbc_url(conn: ServerConnection) -> str:
+    return f"jdbc:postgresql://{conn.address}/{conn.database}"
+
+
+def jdbc_properties(conn: ServerConnection) -> dict[str, str]:
+    properties = {JDBC_PROPERTIES[name]: str(value) for name, value in conn.options.items()}
+    if "target_session_attrs" in conn.options:
+        value = str(conn.options["target_session_attrs"])
+        properties["targetServerType"] = TARGET_SERVER_TYPES.get(value, value)
+    return properties
 
 
 class PostgresConnector:
+    default_port = DEFAULT_PORT
+
     def __init__(self, datasource):
         self.ds = datasource
 
     def _connect(self) -> psycopg.Connection:
-        unknown = set(self.ds.options) - LIBPQ_OPTIONS
-        if unknown:
-            raise ConnectorError(f"Unsupported PostgreSQL options: {', '.join(sorted(unknown))}.")
-        password = self.ds.password
+        conn = connection(self.ds)
         try:
             return psycopg.connect(
-                host=self.ds.host,
-                port=self.ds.port,
-                dbname=self.ds.database,
-                user=self.ds.username,
-                password=password or None,
+                host=conn.host,
+                port=conn.port,
+                dbname=conn.database,
+                user=conn.user,
+                password=conn.password or None,
                 connect_timeout=connect_timeout(),
                 autocommit=True,
-                **{k: str(v) for k, v in self.ds.options.items()},
+                **{k: str(v) for k, v in conn.options.items()},
             )
         except psycopg.Error as exc:
             raise ConnectorError(
-                f"Cannot connect to PostgreSQL at {self.ds.host}:{self.ds.port}: {scrub(exc, password)}"
+                f"Cannot connect to PostgreSQL at {conn.address}: {scrub(exc, conn.password)}"
             ) from None
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -67,5 +110,7 @@ class PostgresConnector:
         return [Column(n, t) for n, t in rows]
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
-        url = f"jdbc:postgresql://{self.ds.host}:{self.ds.port}/{self.ds.database}"
-        return jdbc_source(self.ds, url, "org.postgresql.Driver", table, secrets)
+        conn = connection(self.ds)
+        return jdbc_source(
+            self.ds, conn, jdbc_url(conn), "org.postgresql.Driver", table, secrets, jdbc_properties(conn)
+        )

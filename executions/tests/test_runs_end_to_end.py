@@ -102,7 +102,11 @@ def test_a_run_of_several_templates_ends_with_the_right_numbers_and_verdicts(
         ), (key, result)
     assert run["status"] == "failed" and run["blocking"] is True  # the failing null check has strategy `block`
     assert by_check[ids["nulls"]]["verdict"] == "Pass when actual − expected ≤ 0: 2 − 0 = 2 > 0 → fail"
-    assert by_check[ids["range"]]["comparison_source"] == {"type": "src_table_total_rows", "batch": "b1"}
+    assert by_check[ids["range"]]["comparison_source"] == {
+        "type": "src_table_total_rows",
+        "source": "data",
+        "batch": "b1",
+    }
     assert run["batches"]["b1"]["table"] == f"{SCHEMA}.orders" and run["spark_application_id"]
 
     # The bad rows page through the API: 2 null e-mails, shown one per page.

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 VERDICT = {
@@ -71,3 +73,31 @@ def valid_params(pg_datasource, mysql_datasource):
             "threshold": 120,
         },
     }
+
+
+@pytest.fixture
+def template_admin_form():
+    """`template_admin_form(template, rule_json)` → the admin change form's POST data for the
+    template with a new rule_json and its inputs as they are."""
+
+    def make(template, rule_json):
+        links = list(template.template_inputs.order_by("position"))
+        form = {
+            "key": template.key,
+            "name": template.name,
+            "rule_type": template.rule_type,
+            "dimension": template.dimension,
+            "description": template.description,
+            "rule_json": json.dumps(rule_json),
+            "template_inputs-TOTAL_FORMS": str(len(links)),
+            "template_inputs-INITIAL_FORMS": str(len(links)),
+            "definitions-TOTAL_FORMS": "0",
+            "definitions-INITIAL_FORMS": "0",
+        }
+        for index, link in enumerate(links):
+            prefix = f"template_inputs-{index}-"
+            form.update({prefix + "id": link.pk, prefix + "template": template.pk, prefix + "entry": link.entry_id})
+            form.update({prefix + "position": link.position, prefix + "overrides": json.dumps(link.overrides)})
+        return form
+
+    return make

@@ -119,5 +119,8 @@ def test_the_catalog_lists_templates_with_their_inputs(cast, api_as):
         "name": "Fixed value",
         "source": "fixed",
         "window": "",
+        "aggregation": "",
+        "batch": "",
+        "position": 0,
         "description": "The number you type in the check.",
     }

@@ -10,7 +10,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         models = [
-            apps.get_model("rules", name) for name in ("RuleTemplate", "InputEntry", "TemplateInput", "ComparisonType")
+            apps.get_model("rules", name)
+            for name in ("RuleTemplate", "InputEntry", "TemplateInput", "ComparisonType", "TemplateVersion")
         ]
         try:
             with transaction.atomic():

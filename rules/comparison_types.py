@@ -1,0 +1,156 @@
+"""What a comparison type is made of, and what each part means.
+
+A comparison type (the `ComparisonType` rows an admin manages) says where a check's expected
+value comes from, with three fields this module defines:
+- `source`: `fixed` (the number typed in the check), `history` (this check's earlier statistics)
+  or `data` (a row count the engine measures in the same pass as the statistic);
+- for history, a `window` on business time and an `aggregation` of the values in it;
+- for data, the `batch` whose rows are counted: the check's `source` or `target` table.
+
+Saving a type checks its fields here (model, admin and API alike), executions/history.py computes
+windows and aggregations from here, and executions/recording.py dispatches on `source`. A new
+aggregation or window shape is added in this module only.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+SOURCES = ("fixed", "history", "data")
+BATCHES = ("source", "target")
+MAX_WINDOW_LENGTH = 3660
+
+# How the values of a window become one expected value; values come oldest first.
+AGGREGATIONS: dict[str, Callable[[list[float]], float]] = {
+    "avg": statistics.fmean,
+    "min": min,
+    "max": max,
+    "median": statistics.median,
+    "last": lambda values: values[-1],
+}
+
+# Windows on business time, relative to the run's business day (the day `data_time` falls on).
+# `day` includes that day (earlier runs of it); the others end where the business day starts.
+FIXED_WINDOWS = {
+    "day": "the business day itself (its earlier runs)",
+    "week": "from the start of the business week (Monday) up to the business day",
+    "month": "from the start of the business month up to the business day",
+}
+COUNTED_WINDOW = re.compile(r"^last_(?P<n>[1-9][0-9]*)_(?P<unit>days|runs)$")
+WINDOW_FORMS = ", ".join([*FIXED_WINDOWS, "last_<N>_days", "last_<N>_runs"])
+
+# The fields that decide what a type computes: snapshotted into each template version, so
+# editing a type later never changes what an existing check version compares with.
+SEMANTIC_FIELDS = ("key", "source", "window", "aggregation", "batch")
+
+
+@dataclass(frozen=True)
+class Window:
+    """Statistics with `start <= data_time < end` count (no start: any time before `end`);
+    `latest`, when set, keeps only that many of the newest."""
+
+    start: datetime | None
+    end: datetime
+    latest: int | None = None
+
+
+@dataclass(frozen=True)
+class ComparisonSpec:
+    """A comparison type's semantic fields, from a model row or a version's snapshot."""
+
+    key: str
+    source: str
+    window: str = ""
+    aggregation: str = ""
+    batch: str = ""
+
+    @classmethod
+    def of(cls, value: Any) -> ComparisonSpec:
+        if isinstance(value, Mapping):
+            return cls(**{name: value.get(name) or "" for name in SEMANTIC_FIELDS})
+        return cls(**{name: getattr(value, name, "") or "" for name in SEMANTIC_FIELDS})
+
+    def snapshot(self) -> dict[str, str]:
+        return {name: getattr(self, name) for name in SEMANTIC_FIELDS}
+
+    def aggregate(self, values: list[float]) -> float | None:
+        return AGGREGATIONS[self.aggregation](values) if values else None
+
+    def window_on(self, data_time: datetime) -> Window:
+        return window_bounds(self.window, data_time)
+
+
+def window_bounds(window: str, data_time: datetime) -> Window:
+    """The window `window` (one of WINDOW_FORMS) for a run whose business time is `data_time`."""
+    day = data_time.replace(hour=0, minute=0, second=0, microsecond=0)
+    if window == "day":
+        return Window(day, day + timedelta(days=1))
+    if window == "week":
+        return Window(day - timedelta(days=day.weekday()), day)
+    if window == "month":
+        return Window(day.replace(day=1), day)
+    counted = COUNTED_WINDOW.match(window or "")
+    if counted is None:
+        raise ValueError(f"Unknown window {window!r}; use one of {WINDOW_FORMS}.")
+    n = int(counted["n"])
+    if counted["unit"] == "days":
+        return Window(day - timedelta(days=n), day)
+    return Window(None, day, latest=n)
+
+
+def definition_problems(source: str, window: str, aggregation: str, batch: str) -> dict[str, list[str]]:
+    """Field-level problems with a comparison type's fields; empty when a run can evaluate it."""
+    if source not in SOURCES:
+        return {"source": [f"Choose where the expected value comes from: {', '.join(SOURCES)}."]}
+    problems: dict[str, list[str]] = {}
+    unused = {
+        "fixed": ("window", "aggregation", "batch"),
+        "history": ("batch",),
+        "data": ("window", "aggregation"),
+    }[source]
+    values = {"window": window, "aggregation": aggregation, "batch": batch}
+    for name in unused:
+        if values[name]:
+            problems[name] = [f"A {source} comparison takes no {name}; leave it empty."]
+    if source == "history":
+        problems.update(_history_problems(window, aggregation))
+    if source == "data" and batch not in BATCHES:
+        problems["batch"] = [f"Say whose rows are counted: {' or '.join(BATCHES)}."]
+    return problems
+
+
+def _history_problems(window: str, aggregation: str) -> dict[str, list[str]]:
+    problems: dict[str, list[str]] = {}
+    counted = COUNTED_WINDOW.match(window or "")
+    if window not in FIXED_WINDOWS and counted is None:
+        problems["window"] = [f"Unknown window {window!r}; use one of {WINDOW_FORMS} (e.g. last_14_days)."]
+    elif counted is not None and int(counted["n"]) > MAX_WINDOW_LENGTH:
+        problems["window"] = [f"A window may span at most {MAX_WINDOW_LENGTH} days or runs."]
+    if aggregation not in AGGREGATIONS:
+        problems["aggregation"] = [f"Unknown aggregation {aggregation!r}; use one of {', '.join(AGGREGATIONS)}."]
+    return problems
+
+
+def template_problems(metric: Mapping[str, Any], specs: list[ComparisonSpec], input_fields: set[str]) -> list[str]:
+    """Comparison types a template may not offer: ones its checks could never evaluate (a target
+    row count without a target table) and ones that compare the statistic with itself."""
+    problems = []
+    for spec in specs:
+        if spec.source != "data":
+            continue
+        if spec.batch == "target" and "target_table" not in input_fields:
+            problems.append(
+                f"comparison_types: {spec.key} counts the target table's rows, but this template has no "
+                "target_table input; remove it or add the target inputs."
+            )
+        if spec.batch == "source" and metric.get("kind") == "row_count":
+            problems.append(
+                f"comparison_types: {spec.key} counts the same rows as this template's statistic, so the "
+                "check would compare the statistic with itself; remove it."
+            )
+    return problems

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from contextlib import contextmanager
+
+from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
@@ -93,13 +96,30 @@ class CheckSerializer(serializers.ModelSerializer):
         return attrs
 
     def create(self, validated_data):
-        check = Check.objects.create(owner=self.context["request"].user, **validated_data)
-        check.record_version(self.context["request"].user)
+        user = self.context["request"].user
+        with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
+            check = Check.objects.create(owner=user, **validated_data)
+            check.record_version(user)
         return check
 
     def update(self, instance, validated_data):
+        """Expects the check's row lock held by the caller's transaction (CheckViewSet.update),
+        so the save and its version are one step among concurrent edits."""
         for key, value in validated_data.items():
             setattr(instance, key, value)
-        instance.save()
-        instance.record_version(self.context["request"].user)
+        with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
+            instance.save()
+            instance.record_version(self.context["request"].user)
         return instance
+
+
+@contextmanager
+def _name_taken_is_a_400(name: str | None):
+    """Two requests may pass validate_name with the same new name at once; the database's unique
+    constraint lets one win, and the other gets the answer validate_name would have given."""
+    try:
+        yield
+    except IntegrityError:
+        if name is None or not Check.objects.alive().filter(name=name).exists():
+            raise
+        raise serializers.ValidationError({"name": [f"A check named {name!r} already exists."]}) from None

@@ -11,6 +11,7 @@ serialize writers) and PostgreSQL with DATABASE_URL=postgres://… (the row lock
 
 from __future__ import annotations
 
+import itertools
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -71,5 +72,5 @@ def test_ten_clients_editing_one_check_at_once_get_no_500_and_leave_it_consisten
     assert check.current_version == numbers[-1]
     assert check.params == check.versions.get(number=check.current_version).params
     params = list(check.versions.order_by("number").values_list("params", flat=True))
-    changed = [{k for k in after if after[k] != before.get(k)} for before, after in zip(params, params[1:])]
+    changed = [{k for k in after if after[k] != before.get(k)} for before, after in itertools.pairwise(params)]
     assert all(len(fields) == 1 for fields in changed), changed

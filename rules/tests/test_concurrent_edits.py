@@ -19,7 +19,7 @@ import requests
 
 from rules.models import Check
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 CLIENTS, EDITS_EACH = 10, 5
 
 

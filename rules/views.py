@@ -7,12 +7,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 
 from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
+from dq_platform.parsers import JSONParser
 
 from .forms import build_form
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate

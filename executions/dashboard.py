@@ -125,7 +125,7 @@ def _hours(request) -> int:
 def _latest_per_check(results):
     """The newest result of each check among `results` (ids grow with time)."""
     newest = results.order_by().values("rule_check_id").annotate(last=Max("id")).values("last")
-    return Result.objects.filter(id__in=newest).select_related("check_version").order_by("-id")
+    return results.filter(id__in=newest).select_related("check_version").order_by("-id")
 
 
 SUMMARY_RESPONSE = inline_serializer(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -77,6 +77,14 @@ class CheckFilters(serializers.Serializer):
     )
 
 
+CHECK_FILTERS = [
+    OpenApiParameter("template", str, description="A rule template key"),
+    OpenApiParameter("search", str, description="Part of the check's name"),
+    OpenApiParameter("datasource", int, description="Checks that read this datasource"),
+]
+
+
+@extend_schema_view(list=extend_schema(parameters=CHECK_FILTERS))
 class CheckViewSet(viewsets.ModelViewSet):
     """Checks the caller may see (`Check.objects.visible_to`: the data of their current
     datasources is readable by the caller).
@@ -130,14 +138,7 @@ class CheckViewSet(viewsets.ModelViewSet):
         versions = CheckVersion.objects.visible_to(request.user).filter(parent_check=check).order_by("number")
         return Response(CheckVersionSerializer(versions, many=True).data)
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("template", str),
-            OpenApiParameter("search", str),
-            OpenApiParameter("datasource", int),
-        ],
-        responses={(200, "application/yaml"): str},
-    )
+    @extend_schema(parameters=CHECK_FILTERS, responses={(200, "application/yaml"): str})
     @action(detail=False, methods=["get"])
     def export(self, request):
         text = export_checks(self.get_queryset())

@@ -63,11 +63,31 @@ class DatasourceAdminForm(forms.ModelForm):
         return cleaned
 
 
+class DeletedFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("alive", "In use"), ("deleted", "Deleted")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "alive":
+            return queryset.filter(deleted_at__isnull=True)
+        if self.value() == "deleted":
+            return queryset.filter(deleted_at__isnull=False)
+        return queryset
+
+
 @admin.register(Datasource)
 class DatasourceAdmin(admin.ModelAdmin):
+    """Deleted datasources stay listed, marked "deleted" with the time, because their groups still
+    decide who reads the runs that read them: an admin may narrow those groups here. Deleting
+    from the admin is the same soft delete as the API's (a hard delete would lose those groups,
+    and the runs' links to the datasource protect it anyway)."""
+
     form = DatasourceAdminForm
-    list_display = ["name", "type", "location", "has_password", "groups"]
-    list_filter = ["type"]
+    list_display = ["name", "type", "location", "has_password", "groups", "deleted_at"]
+    list_filter = [DeletedFilter, "type"]
     search_fields = ["name", "host", "database", "path"]
     filter_horizontal = ["allowed_groups"]
     actions = ["test_connection"]
@@ -85,6 +105,17 @@ class DatasourceAdmin(admin.ModelAdmin):
     @admin.display(description="Groups")
     def groups(self, obj: Datasource) -> str:
         return ", ".join(g.name for g in obj.allowed_groups.all()) or "everyone"
+
+    def get_deleted_objects(self, objs, request):
+        # The confirmation page lists what goes with it: nothing, since it is only hidden.
+        return [str(obj) for obj in objs], {}, set(), []
+
+    def delete_model(self, request, obj):
+        obj.soft_delete()
+
+    def delete_queryset(self, request, queryset):
+        for datasource in queryset.filter(deleted_at__isnull=True):
+            datasource.soft_delete()
 
     @admin.action(description="Test connection")
     def test_connection(self, request, queryset):

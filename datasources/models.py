@@ -9,7 +9,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 
 from . import crypto
 from .connectors import default_port
@@ -19,13 +20,45 @@ OPTION_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
 
 
 class DatasourceQuerySet(models.QuerySet):
+    """Two questions, kept apart on purpose:
+
+    - `visible_to(user)`: which datasources may this user *use* now (pick in a form, browse, run)?
+      Alive ones open to all or to one of the user's groups; admins: every alive one.
+    - `readable_by(user)`: whose *data* may this user read, in runs, results, error rows and check
+      versions that already exist? Deleted datasources included, decided by their groups, which a
+      soft delete keeps: an open datasource stays readable after deletion, a restricted one stays
+      restricted. Admins read all.
+
+    Runs, results and check versions freeze the datasources they read and ask `readable_by`
+    through `reading_only_readable` below, so moving a check, restricting or deleting a datasource
+    never widens who reads earlier data.
+    """
+
+    def alive(self) -> DatasourceQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
     def visible_to(self, user) -> DatasourceQuerySet:
-        """Admins see every datasource; others those open to all or to one of their groups."""
+        return self.alive().readable_by(user)
+
+    def readable_by(self, user) -> DatasourceQuerySet:
         if not user.is_authenticated:
             return self.none()
         if user.is_staff:
             return self.all()
-        return self.filter(Q(allowed_groups__isnull=True) | Q(allowed_groups__in=user.groups.all())).distinct()
+        # Exists rather than a join on the groups: no duplicate rows, so no distinct(), which
+        # would forbid select_for_update() and complicate counts.
+        groups = Datasource.allowed_groups.through.objects.filter(datasource=OuterRef("pk"))
+        return self.filter(~Exists(groups) | Exists(groups.filter(group__in=user.groups.all())))
+
+
+def reading_only_readable(user, links: models.QuerySet, owner_field: str) -> Q:
+    """A filter for rows (runs, check versions, checks) that read at least one datasource and only
+    datasources `user` may read. `links` is the row → datasource link table, `owner_field` its
+    foreign key to the row. A row with no datasource recorded (e.g. one whose datasource was
+    removed before soft delete existed) fails closed: admins only, who never get here."""
+    read = links.filter(**{owner_field: OuterRef("pk")})
+    unreadable = read.exclude(datasource__in=Datasource.objects.readable_by(user))
+    return Exists(read) & ~Exists(unreadable)
 
 
 class Datasource(models.Model):
@@ -42,7 +75,7 @@ class Datasource(models.Model):
 
     SERVER_TYPES = (Type.POSTGRESQL, Type.MYSQL)
 
-    name = models.CharField(max_length=100, unique=True, help_text="A short name users pick in forms.")
+    name = models.CharField(max_length=100, help_text="A short name users pick in forms (unique among alive ones).")
     type = models.CharField(max_length=20, choices=Type.choices)
     description = models.TextField(blank=True)
     host = models.CharField(max_length=255, blank=True)
@@ -69,11 +102,19 @@ class Datasource(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Soft delete: runs, results and check versions keep pointing at what they read, and the
+    # groups kept here still decide who may read that data (DatasourceQuerySet.readable_by).
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     objects = DatasourceQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name"], condition=Q(deleted_at__isnull=True), name="unique_live_datasource_name"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -85,6 +126,15 @@ class Datasource(models.Model):
     def fill_default_port(self) -> None:
         if self.port is None and self.type in self.SERVER_TYPES:
             self.port = default_port(self.type)
+
+    def soft_delete(self) -> None:
+        """Hide it from use and free its name; keep the row and its groups for what already read it."""
+        self.deleted_at = timezone.now()
+        self.save(update_fields=["deleted_at", "updated_at"])
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
 
     # --- secrets ---------------------------------------------------------------------------
     @property

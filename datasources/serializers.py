@@ -61,6 +61,16 @@ class DatasourceSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
+        validators = []  # name uniqueness among alive datasources: validate_name
+
+    def validate_name(self, name: str) -> str:
+        # A deleted datasource frees its name (the database constraint is on alive rows only).
+        clash = Datasource.objects.alive().filter(name=name)
+        if self.instance is not None:
+            clash = clash.exclude(pk=self.instance.pk)
+        if clash.exists():
+            raise serializers.ValidationError(f"A datasource named {name!r} already exists; pick another name.")
+        return name
 
     def validate(self, attrs):
         instance = self.instance or Datasource()

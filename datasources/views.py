@@ -35,6 +35,9 @@ class DatasourceViewSet(viewsets.ModelViewSet):
     """Datasources the caller may use. Admins write; everyone else reads without secrets.
 
     A datasource limited to groups the caller is not in answers 404, as if it did not exist.
+    DELETE is a soft delete (`Datasource.soft_delete`): the datasource disappears from here and
+    from forms, its name is free again, and what earlier runs read from it stays readable only by
+    its groups (`Datasource.objects.readable_by`).
     """
 
     serializer_class = DatasourceSerializer
@@ -42,6 +45,9 @@ class DatasourceViewSet(viewsets.ModelViewSet):
 
     def get_queryset(self):
         return Datasource.objects.visible_to(self.request.user).prefetch_related("allowed_groups")
+
+    def perform_destroy(self, instance):
+        instance.soft_delete()
 
     @extend_schema(request=None, responses=ConnectionTestSerializer)
     @action(detail=True, methods=["post"])

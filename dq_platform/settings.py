@@ -197,6 +197,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "dq_platform.api_errors.exception_handler",
+    # DRF's JSON parser that answers 400 for too-deeply nested bodies; forms as DRF has them.
+    "DEFAULT_PARSER_CLASSES": [
+        "dq_platform.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": None,
 }
 SPECTACULAR_SETTINGS = {

@@ -7,7 +7,8 @@
 - `GET /api/v1/results/latest/`: the newest result of every check, for the checks list's
   "last status" column and filter.
 
-Nothing here writes; visibility is the same as the results API's (`views.visible_runs`).
+Nothing here writes; visibility is the results API's: `Run.objects.visible_to` and
+`Result.objects.visible_to` (what the runs read decides).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from rules.models import Check
 
 from .models import Result, Run
 from .serializers import ResultSerializer
-from .views import ResultViewSet, visible_runs
+from .views import ResultViewSet
 
 MAX_RESULTS = 1000
 OPEN = (Result.Status.FAIL, Result.Status.ERROR)
@@ -121,14 +122,10 @@ def _hours(request) -> int:
     return int(raw)
 
 
-def _visible_results(user):
-    return Result.objects.filter(run__in=visible_runs(user))
-
-
 def _latest_per_check(results):
     """The newest result of each check among `results` (ids grow with time)."""
     newest = results.order_by().values("rule_check_id").annotate(last=Max("id")).values("last")
-    return Result.objects.filter(id__in=newest).select_related("check_version").order_by("-id")
+    return results.filter(id__in=newest).select_related("check_version").order_by("-id")
 
 
 SUMMARY_RESPONSE = inline_serializer(
@@ -165,7 +162,7 @@ def results_summary(request):
     """
     hours = _hours(request)
     since = timezone.now() - timedelta(hours=hours)
-    results = _visible_results(request.user).filter(created_at__gte=since)
+    results = Result.objects.visible_to(request.user).filter(created_at__gte=since)
     counts = results.aggregate(
         total=Count("id"),
         passed=Count("id", filter=Q(status=Result.Status.PASS)),
@@ -175,7 +172,7 @@ def results_summary(request):
     )
     evaluated = counts["passed"] + counts["failed"] + counts["errors"]
     failing = [r for r in _latest_per_check(results) if r.status in OPEN]
-    runs = visible_runs(request.user)
+    runs = Run.objects.visible_to(request.user)
     return Response(
         {
             "since": since,
@@ -191,8 +188,8 @@ def results_summary(request):
             "open_failures": len(failing),
             "blocking_failures": sum(r.blocks for r in failing),
             "failing_checks": [_latest_item(r) for r in failing],
-            "runs": runs.filter(created_at__gte=since).distinct().count(),
-            "active_runs": runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).distinct().count(),
+            "runs": runs.filter(created_at__gte=since).count(),
+            "active_runs": runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).count(),
         }
     )
 
@@ -229,4 +226,4 @@ def _latest_item(result: Result) -> dict:
 @api_view(["GET"])
 def latest_results(request):
     """The newest result of every check the caller can see (checks never run are absent)."""
-    return Response([_latest_item(r) for r in _latest_per_check(_visible_results(request.user))])
+    return Response([_latest_item(r) for r in _latest_per_check(Result.objects.visible_to(request.user))])

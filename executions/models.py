@@ -6,6 +6,37 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from datasources.models import reading_only_readable
+
+
+class RunQuerySet(models.QuerySet):
+    def visible_to(self, user) -> RunQuerySet:
+        """Runs the user may read: admins all; others only runs all of whose frozen datasources
+        (`Run.datasources`, what the run actually read) they may read, deleted ones included
+        (`Datasource.objects.readable_by`). Every view, export, dashboard and command that shows
+        runs, results or error rows asks this (or `Result.objects.visible_to`)."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        return self.filter(reading_only_readable(user, RunDatasource.objects.all(), "run"))
+
+
+class ResultQuerySet(models.QuerySet):
+    def visible_to(self, user) -> ResultQuerySet:
+        """Results (and their error rows) of runs the user may read: a result is as readable as
+        the run that produced it."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        return self.filter(run__in=Run.objects.visible_to(user))
+
+
+def datasource_ids_read(batches: dict) -> set[int]:
+    """The datasources a run's frozen batch definitions read (`Run.batches["definitions"]`)."""
+    return {d["datasource_id"] for d in (batches.get("definitions") or {}).values() if "datasource_id" in d}
+
 
 class Run(models.Model):
     class Status(models.TextChoices):
@@ -38,6 +69,10 @@ class Run(models.Model):
     parameters = models.JSONField(default=dict, help_text="Resolved run parameters (biz_date, …).")
     batches = models.JSONField(default=dict, help_text="Frozen batch definitions, by batch name.")
     check_versions = models.ManyToManyField("rules.CheckVersion", related_name="runs")
+    # What the run read, frozen at start with its batches: who may read the run follows these.
+    datasources = models.ManyToManyField(
+        "datasources.Datasource", through="RunDatasource", related_name="runs", blank=True
+    )
     rule_set_hash = models.CharField(max_length=64)
     scan_mode = models.CharField(max_length=10, choices=ScanMode.choices, default=ScanMode.FULL)
     blocking = models.BooleanField(default=False)
@@ -50,6 +85,8 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -115,6 +152,8 @@ class Result(models.Model):
     data_time = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = ResultQuerySet.as_manager()
+
     class Meta:
         ordering = ["run", "id"]
 
@@ -126,6 +165,20 @@ class Result(models.Model):
         """A `block` check fails closed: a failure or an evaluation error stops the workflow.
         `unknown` (no history yet) does not block."""
         return self.failure_strategy == "block" and self.status in (self.Status.FAIL, self.Status.ERROR)
+
+
+class RunDatasource(models.Model):
+    """A datasource a run read. PROTECT: such a datasource is soft-deleted, never removed, so its
+    groups keep deciding who reads the run (a removed link would widen who may read it)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE)
+    datasource = models.ForeignKey("datasources.Datasource", on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "datasource"], name="one_link_per_run_datasource")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} read {self.datasource_id}"
 
 
 class StatisticValue(models.Model):

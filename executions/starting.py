@@ -16,7 +16,7 @@ from datasources.connectors import connector_for
 from datasources.models import Datasource
 from rules.models import Check, CheckVersion, canonical_json, content_hash
 
-from .models import Run
+from .models import Run, datasource_ids_read
 
 
 class RunRequestInvalid(Exception):
@@ -34,12 +34,14 @@ def start_run(
 ) -> tuple[Run, bool]:
     """Freeze the batch and the check versions, create the run, enqueue it after commit.
 
-    Returns (run, created); the same idempotency key returns the earlier run.
+    Returns (run, created); the same idempotency key returns the earlier run. Raises
+    RunRequestInvalid (naming `checks`) for a check that reads a deleted datasource.
     """
     if idempotency_key:
         existing = Run.objects.filter(idempotency_key=idempotency_key).first()
         if existing:
             return existing, False
+    refuse_checks_reading_deleted_datasources(checks)
     biz_date = biz_date or timezone.localdate()
     versions = [c.versions.get(number=c.current_version) for c in checks]
     parameters = {"biz_date": biz_date.isoformat()}
@@ -57,10 +59,31 @@ def start_run(
                 created_by=user,
             )
             run.check_versions.set(versions)
+            # Who may read the run follows what it read, whatever its checks read later.
+            run.datasources.set(datasource_ids_read(run.batches))
             transaction.on_commit(lambda: enqueue(run))
     except IntegrityError:  # two requests with one idempotency key raced; the first one wins
         return Run.objects.get(idempotency_key=idempotency_key), False
     return run, True
+
+
+def refuse_checks_reading_deleted_datasources(checks: list[Check]) -> None:
+    """A deleted (or, from before soft delete, removed) datasource cannot be read any more."""
+    ids = set().union(*(c.datasource_ids() for c in checks))
+    alive = dict(Datasource.objects.alive().filter(pk__in=ids).values_list("pk", "name"))
+    deleted = dict(Datasource.objects.filter(pk__in=ids, deleted_at__isnull=False).values_list("pk", "name"))
+    problems = []
+    for check in checks:
+        for datasource_id in sorted(check.datasource_ids() - set(alive)):
+            what = (
+                f"datasource {deleted[datasource_id]!r}" if datasource_id in deleted else f"datasource {datasource_id}"
+            )
+            problems.append(
+                f"Check {check.name!r} (id {check.pk}) reads {what}, which was deleted; "
+                "edit the check to read another datasource, then run it."
+            )
+    if problems:
+        raise RunRequestInvalid({"checks": problems})
 
 
 def enqueue(run: Run) -> None:

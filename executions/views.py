@@ -8,23 +8,62 @@ from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from datasources.models import Datasource
 from rules.models import Check
 
 from . import error_rows
 from .models import Result, Run
 from .serializers import HistoryPointSerializer, ResultSerializer, RunRequestSerializer, RunSerializer
-from .starting import start_run
+from .starting import RunRequestInvalid, start_run
 
 MAX_PAGE_SIZE = 500
+# Who may read runs, results and error rows: Run.objects.visible_to / Result.objects.visible_to,
+# decided by the datasources each run read (executions/models.py), in every view here.
 
 
-def visible_runs(user):
-    runs = Run.objects.all()
-    if not user.is_staff:
-        hidden = Datasource.objects.exclude(pk__in=Datasource.objects.visible_to(user).values("pk"))
-        runs = runs.exclude(check_versions__parent_check__datasources__in=hidden)
-    return runs
+def _id_field(what: str) -> serializers.IntegerField:
+    return serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**63 - 1,
+        error_messages={
+            "invalid": f"A {what} id: a whole number.",
+            "min_value": f"A {what} id: a whole number from 1.",
+            "max_value": f"A {what} id: a whole number.",
+            "max_string_length": f"A {what} id: a whole number.",
+        },
+    )
+
+
+def _status_field(choices) -> serializers.ChoiceField:
+    values = ", ".join(value for value, _ in choices)
+    return serializers.ChoiceField(
+        choices=choices,
+        required=False,
+        error_messages={"invalid_choice": f'Unknown status "{{input}}"; use one of {values}.'},
+    )
+
+
+def query_filters(serializer_class, request) -> dict:
+    """The list filters of a query string, validated: 400 with field messages, never a 500."""
+    filters = serializer_class(data=request.query_params)
+    filters.is_valid(raise_exception=True)
+    return filters.validated_data
+
+
+class RunFilters(serializers.Serializer):
+    status = _status_field(Run.Status.choices)
+    check = _id_field("check")
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        error_messages={"invalid": "A whole number from 1.", "min_value": "A whole number from 1."},
+    )
+
+
+class ResultFilters(serializers.Serializer):
+    status = _status_field(Result.Status.choices)
+    check = _id_field("check")
+    run = _id_field("run")
 
 
 class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -33,19 +72,25 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     serializer_class = RunSerializer
 
     def get_queryset(self):
-        runs = visible_runs(self.request.user).prefetch_related("results__check_version", "check_versions")
-        params = self.request.query_params
-        if params.get("status"):
-            runs = runs.filter(status=params["status"])
-        if params.get("check", "").isdigit():
-            runs = runs.filter(check_versions__parent_check_id=int(params["check"]))
-        return runs.distinct()
+        runs = Run.objects.visible_to(self.request.user).prefetch_related("results__check_version", "check_versions")
+        if self.action != "list":
+            return runs
+        filters = query_filters(RunFilters, self.request)
+        if "status" in filters:
+            runs = runs.filter(status=filters["status"])
+        if "check" in filters:
+            runs = runs.filter(check_versions__parent_check_id=filters["check"]).distinct()
+        return runs
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=Run.Status.values),
+            OpenApiParameter("check", int),
+            OpenApiParameter("limit", int, description="At most this many runs (1 to 1000; 100 by default)"),
+        ]
+    )
     def list(self, request, *args, **kwargs):
-        try:
-            limit = min(int(request.query_params.get("limit", 100)), 1000)
-        except ValueError:
-            raise ValidationError({"limit": ["A whole number, at most 1000."]}) from None
+        limit = min(query_filters(RunFilters, request).get("limit", 100), 1000)
         return Response(RunSerializer(self.get_queryset()[:limit], many=True).data)
 
     @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer})
@@ -53,13 +98,16 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         body = RunRequestSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        run, created = start_run(
-            data["checks"],
-            request.user,
-            biz_date=data.get("biz_date"),
-            trigger=data.get("trigger", Run.Trigger.API),
-            idempotency_key=data.get("idempotency_key"),
-        )
+        try:
+            run, created = start_run(
+                data["checks"],
+                request.user,
+                biz_date=data.get("biz_date"),
+                trigger=data.get("trigger", Run.Trigger.API),
+                idempotency_key=data.get("idempotency_key"),
+            )
+        except RunRequestInvalid as exc:
+            raise ValidationError(exc.fields) from None
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
 
 
@@ -67,11 +115,13 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     serializer_class = ResultSerializer
 
     def get_queryset(self):
-        results = Result.objects.filter(run__in=visible_runs(self.request.user)).select_related("check_version")
-        params = self.request.query_params
+        results = Result.objects.visible_to(self.request.user).select_related("check_version")
+        if self.action != "list":
+            return results
+        filters = query_filters(ResultFilters, self.request)
         for key, field in (("status", "status"), ("check", "rule_check_id"), ("run", "run_id")):
-            if params.get(key):
-                results = results.filter(**{field: params[key]})
+            if key in filters:
+                results = results.filter(**{field: filters[key]})
         return results.order_by("-created_at", "-id")
 
     def list(self, request, *args, **kwargs):
@@ -128,7 +178,14 @@ def _paging(request) -> tuple[int, int]:
 @extend_schema(responses=HistoryPointSerializer(many=True))
 @api_view(["GET"])
 def check_history(request, pk: int):
-    """Statistic and comparison values of a check over business time, for the trend chart."""
+    """Statistic and comparison values of a check over business time, for the trend chart: only
+    results of runs the caller may read (a check moved from a restricted datasource keeps its
+    earlier points from people outside that datasource's groups)."""
     check = get_object_or_404(Check.objects.visible_to(request.user), pk=pk)
-    points = check.results.select_related("check_version").order_by("data_time", "id")
+    points = (
+        Result.objects.visible_to(request.user)
+        .filter(rule_check=check)
+        .select_related("check_version")
+        .order_by("data_time", "id")
+    )
     return Response(HistoryPointSerializer(points, many=True).data)

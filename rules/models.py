@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 
 from .comparison_types import AGGREGATIONS, WINDOW_FORMS, ComparisonSpec, definition_problems, template_problems
@@ -376,13 +376,20 @@ class CheckQuerySet(models.QuerySet):
         return self.filter(deleted_at__isnull=True)
 
     def visible_to(self, user) -> CheckQuerySet:
-        """Checks all of whose datasources the user may use (admins see every check)."""
-        from datasources.models import Datasource
+        """Alive checks whose current datasources' data the user may read (admins: every alive one).
 
+        Decided by `Datasource.objects.readable_by`, so a deleted datasource keeps its groups'
+        say: its group members still see a check that reads it (and can point it at another
+        datasource; running it is refused with a message), everyone else still does not. Earlier
+        runs and versions of a check are judged by what *they* read (Run/CheckVersion.visible_to).
+        """
+        from datasources.models import reading_only_readable
+
+        if not user.is_authenticated:
+            return self.none()
         if user.is_staff:
             return self.alive()
-        hidden = Datasource.objects.exclude(pk__in=Datasource.objects.visible_to(user).values("pk"))
-        return self.alive().exclude(datasources__in=hidden)
+        return self.alive().filter(reading_only_readable(user, Check.datasources.through.objects.all(), "check"))
 
 
 class Check(models.Model):
@@ -420,7 +427,18 @@ class Check(models.Model):
         A new version takes the template's current version (the caller has validated the params
         against it). An unchanged check keeps the template version it was saved with, however the
         template changed since: it moves on only when edited or upgraded (rules/upgrades.py).
+
+        Call it in the transaction that saved the check, after taking the check's row lock
+        (`Check.objects.select_for_update()`; CheckViewSet's writes and the YAML import do), so
+        that concurrent edits are applied one after the other: version numbers stay contiguous
+        and the check's params are always its current version's. The lock is taken here too,
+        for callers that forgot it (a no-op when the caller holds it).
         """
+        with transaction.atomic():
+            list(Check.objects.select_for_update().filter(pk=self.pk).values_list("pk", flat=True))
+            return self._record_version(user, upgrade)
+
+    def _record_version(self, user, upgrade: bool) -> CheckVersion:
         latest = self.versions.order_by("-number").first()
         if latest and not upgrade and (latest.name, latest.params) == (self.name, self.params):
             return latest
@@ -440,6 +458,8 @@ class Check(models.Model):
             content_hash=digest,
             created_by=user,
         )
+        # Frozen with the version: who may read it follows these, whatever the check reads later.
+        version.datasources.set(self.datasource_ids())
         Check.objects.filter(pk=self.pk).update(current_version=version.number)
         self.current_version = version.number
         self.datasources.set(self.datasource_ids())
@@ -452,6 +472,19 @@ class Check(models.Model):
         """Keep the versions (results refer to them); hide the check and free its name."""
         self.deleted_at = timezone.now()
         self.save(update_fields=["deleted_at"])
+
+
+class CheckVersionQuerySet(models.QuerySet):
+    def visible_to(self, user) -> CheckVersionQuerySet:
+        """Versions all of whose frozen datasources the user may read (admins: all), so moving a
+        check to an open datasource does not open its earlier versions to everyone."""
+        from datasources.models import reading_only_readable
+
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        return self.filter(reading_only_readable(user, CheckVersionDatasource.objects.all(), "check_version"))
 
 
 class CheckVersion(models.Model):
@@ -472,6 +505,11 @@ class CheckVersion(models.Model):
     content_hash = models.CharField(max_length=64)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    datasources = models.ManyToManyField(
+        "datasources.Datasource", through="CheckVersionDatasource", related_name="check_versions", blank=True
+    )
+
+    objects = CheckVersionQuerySet.as_manager()
 
     class Meta:
         ordering = ["parent_check", "number"]
@@ -506,3 +544,19 @@ class CheckVersion(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ImmutableVersion("A check version is never deleted; soft-delete the check instead.")
+
+
+class CheckVersionDatasource(models.Model):
+    """A datasource a check version reads, frozen when the version is written. PROTECT: a
+    datasource that a version read is soft-deleted, never removed, so its groups keep deciding."""
+
+    check_version = models.ForeignKey(CheckVersion, on_delete=models.CASCADE)
+    datasource = models.ForeignKey("datasources.Datasource", on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["check_version", "datasource"], name="one_link_per_version_datasource")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.check_version_id} read {self.datasource_id}"

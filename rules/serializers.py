@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
@@ -163,14 +166,31 @@ class CheckSerializer(serializers.ModelSerializer):
         return attrs
 
     def create(self, validated_data):
-        check = Check.objects.create(owner=self.context["request"].user, **validated_data)
-        check.record_version(self.context["request"].user)
+        user = self.context["request"].user
+        with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
+            check = Check.objects.create(owner=user, **validated_data)
+            check.record_version(user)
         return check
 
     def update(self, instance, validated_data):
+        """Expects the check's row lock held by the caller's transaction (CheckViewSet.update),
+        so the save and its version are one step among concurrent edits."""
         for key, value in validated_data.items():
             setattr(instance, key, value)
-        instance.save()
-        version = instance.record_version(self.context["request"].user)
+        with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
+            instance.save()
+            version = instance.record_version(self.context["request"].user)
         instance.template_version_in_use = version.template_version  # the queryset's annotation is stale now
         return instance
+
+
+@contextmanager
+def _name_taken_is_a_400(name: str | None):
+    """Two requests may pass validate_name with the same new name at once; the database's unique
+    constraint lets one win, and the other gets the answer validate_name would have given."""
+    try:
+        yield
+    except IntegrityError:
+        if name is None or not Check.objects.alive().filter(name=name).exists():
+            raise
+        raise serializers.ValidationError({"name": [f"A check named {name!r} already exists."]}) from None

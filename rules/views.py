@@ -1,18 +1,26 @@
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
-from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 
 from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
+from dq_platform.parsers import JSONParser
 
 from .forms import build_form
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
@@ -25,7 +33,7 @@ from .serializers import (
     UpgradePlanSerializer,
 )
 from .upgrades import AlreadyCurrent, upgrade, upgrade_plan
-from .yaml_io import ImportInvalid, export_checks, import_checks
+from .yaml_io import ImportForbidden, ImportInvalid, export_checks, import_checks
 
 
 class RuleTemplateViewSet(viewsets.ReadOnlyModelViewSet):
@@ -88,15 +96,44 @@ class YAMLParser(BaseParser):
         return stream.read().decode("utf-8")
 
 
+class CheckFilters(serializers.Serializer):
+    template = serializers.CharField(required=False, max_length=64)
+    search = serializers.CharField(required=False, max_length=200)
+    datasource = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**63 - 1,
+        error_messages={
+            "invalid": "A datasource id: a whole number.",
+            "min_value": "A datasource id: a whole number from 1.",
+            "max_value": "A datasource id: a whole number.",
+            "max_string_length": "A datasource id: a whole number.",
+        },
+    )
+
+
+CHECK_FILTERS = [
+    OpenApiParameter("template", str, description="A rule template key"),
+    OpenApiParameter("search", str, description="Part of the check's name"),
+    OpenApiParameter("datasource", int, description="Checks that read this datasource"),
+]
+
+
+@extend_schema_view(list=extend_schema(parameters=CHECK_FILTERS))
 class CheckViewSet(viewsets.ModelViewSet):
-    """Checks the caller may see: all of their datasources are usable by the caller.
+    """Checks the caller may see (`Check.objects.visible_to`: the data of their current
+    datasources is readable by the caller).
 
     Every create or change writes an immutable version; DELETE hides the check but keeps its
-    versions, which results refer to.
+    versions, which results refer to. Changes of one check are applied one after the other: a
+    write takes the check's row lock for the whole request (validation included, so a PATCH
+    merges into the params the previous writer left), which keeps version numbers contiguous and
+    the check's params equal to its current version's.
     """
 
     serializer_class = CheckSerializer
     permission_classes = [permissions.IsAuthenticated, OwnerOrAdminWrites]
+    WRITES = ("update", "partial_update", "destroy")
 
     def get_queryset(self):
         in_use = CheckVersion.objects.filter(parent_check=OuterRef("pk"), number=OuterRef("current_version"))
@@ -105,16 +142,28 @@ class CheckViewSet(viewsets.ModelViewSet):
             .select_related("template", "owner")
             .annotate(template_version_in_use=Subquery(in_use.values("definition__number")[:1]))
         )
-        template = self.request.query_params.get("template")
-        if template:
-            checks = checks.filter(template__key=template)
-        search = self.request.query_params.get("search")
-        if search:
-            checks = checks.filter(name__icontains=search)
-        datasource = self.request.query_params.get("datasource")
-        if datasource and datasource.isdigit():
-            checks = checks.filter(datasources=datasource)
+        if self.action in self.WRITES:
+            # of=("self",): the owner join is an outer join, which PostgreSQL will not lock.
+            return checks.select_for_update(of=("self",))
+        if self.action not in ("list", "export"):
+            return checks
+        filters = CheckFilters(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        if "template" in filters.validated_data:
+            checks = checks.filter(template__key=filters.validated_data["template"])
+        if "search" in filters.validated_data:
+            checks = checks.filter(name__icontains=filters.validated_data["search"])
+        if "datasource" in filters.validated_data:
+            checks = checks.filter(datasources=filters.validated_data["datasource"])
         return checks
+
+    def update(self, request, *args, **kwargs):
+        with transaction.atomic():  # holds the row lock taken by get_object() until the version is written
+            return super().update(request, *args, **kwargs)
+
+    def destroy(self, request, *args, **kwargs):
+        with transaction.atomic():
+            return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance):
         instance.soft_delete()
@@ -122,8 +171,12 @@ class CheckViewSet(viewsets.ModelViewSet):
     @extend_schema(responses=CheckVersionSerializer(many=True))
     @action(detail=True, methods=["get"])
     def versions(self, request, pk=None):
+        """The check's versions whose data the caller may read (each version froze the
+        datasources it read; a check moved off a restricted datasource keeps those versions
+        from people outside its groups)."""
         check = self.get_object()
-        return Response(CheckVersionSerializer(check.versions.order_by("number"), many=True).data)
+        versions = CheckVersion.objects.visible_to(request.user).filter(parent_check=check).order_by("number")
+        return Response(CheckVersionSerializer(versions, many=True).data)
 
     @extend_schema(
         methods=["GET"],
@@ -155,7 +208,7 @@ class CheckViewSet(viewsets.ModelViewSet):
             raise ValidationError({"params": exc.fields}) from None
         return Response(CheckSerializer(self.get_object(), context={"request": request}).data)
 
-    @extend_schema(responses={(200, "application/yaml"): str})
+    @extend_schema(parameters=CHECK_FILTERS, responses={(200, "application/yaml"): str})
     @action(detail=False, methods=["get"])
     def export(self, request):
         text = export_checks(self.get_queryset())
@@ -166,23 +219,26 @@ class CheckViewSet(viewsets.ModelViewSet):
     @extend_schema(request={"application/yaml": str}, responses=CheckSerializer(many=True))
     @action(detail=False, methods=["post"], url_path="import", parser_classes=[YAMLParser, JSONParser])
     def import_yaml(self, request):
+        """All or nothing: every check is validated, and ownership checked, before anything is
+        written; a refused import (400 invalid, 403 someone else's check) changes nothing."""
         text = request.data if isinstance(request.data, str) else (request.data or {}).get("yaml", "")
         try:
             checks = import_checks(text, request.user)
         except ImportInvalid as exc:
             raise ValidationError(exc.fields) from None
-        foreign = [c.name for c in checks if c.owner_id not in (request.user.pk, None) and not request.user.is_staff]
-        if foreign:
-            raise PermissionDenied(f"Checks owned by others cannot be replaced: {', '.join(foreign)}.")
+        except ImportForbidden as exc:
+            raise PermissionDenied({"non_field_errors": [str(exc)], "checks": exc.names}) from None
         return Response(
             CheckSerializer(checks, many=True, context={"request": request}).data, status=status.HTTP_201_CREATED
         )
 
 
 def _options_datasource(request) -> Datasource | None:
-    raw = request.query_params.get("datasource", "")
-    if not raw.isdigit():
+    raw = request.query_params.get("datasource", "").strip()
+    if not raw:
         return None  # form-create asks once before a datasource is picked (stack-notes T23)
+    if not raw.isdigit() or len(raw) > 18:
+        raise ValidationError({"datasource": ["A datasource id: a whole number."]})
     return get_object_or_404(Datasource.objects.visible_to(request.user), pk=int(raw))
 
 

@@ -28,6 +28,17 @@ class ImportInvalid(Exception):
         self.fields = fields
 
 
+class ImportForbidden(Exception):
+    """The file would replace checks the importing user may not change (owned by someone else)."""
+
+    def __init__(self, names: list[str]):
+        super().__init__(
+            f"Checks owned by others cannot be replaced: {', '.join(names)}. Nothing was imported; "
+            "rename them in the file to import copies, or ask their owner or an administrator."
+        )
+        self.names = names
+
+
 def export_checks(checks) -> str:
     names = dict(Datasource.objects.values_list("pk", "name"))
     documents = [_export_one(check, names) for check in checks.select_related("template").order_by("name")]
@@ -53,7 +64,13 @@ def _export_one(check: Check, datasource_names: dict[int, str]) -> dict[str, Any
 
 
 def import_checks(text: str, user) -> list[Check]:
-    """Create or update (by name) every check in the YAML, all or nothing."""
+    """Create or update (by name) every check in the YAML, all or nothing.
+
+    Everything is decided before the first write: the params of every check (ImportInvalid), then,
+    inside the one transaction and under the row locks of the checks it replaces, that the user
+    may change each of them and that none changes template (ImportForbidden, ImportInvalid). A
+    refused import writes no check and no version.
+    """
     documents = _parse(text)
     errors: dict[str, Any] = {}
     prepared = []
@@ -65,7 +82,41 @@ def import_checks(text: str, user) -> list[Check]:
     if errors:
         raise ImportInvalid(errors)
     with transaction.atomic():
-        return [_save(name, template, params, user) for name, template, params in prepared]
+        existing = _lock_existing([name for name, _, _ in prepared])
+        _refuse_foreign(existing.values(), user)
+        _refuse_template_changes(prepared, existing)
+        return [_save(existing.get(name), name, template, params, user) for name, template, params in prepared]
+
+
+def _lock_existing(names: list[str]) -> dict[str, Check]:
+    """The alive checks the file replaces, by name, row-locked until the import commits (the same
+    lock CheckViewSet's edits take, so an import and a PATCH of one check do not interleave)."""
+    checks = Check.objects.alive().filter(name__in=names).select_related("template").select_for_update(of=("self",))
+    return {check.name: check for check in checks}
+
+
+def _refuse_foreign(checks, user) -> None:
+    # Ownerless checks (their owner was removed) may be taken over, as through the API.
+    if user.is_staff:
+        return
+    foreign = sorted(c.name for c in checks if c.owner_id not in (user.pk, None))
+    if foreign:
+        raise ImportForbidden(foreign)
+
+
+def _refuse_template_changes(prepared, existing: dict[str, Check]) -> None:
+    errors = {
+        f"checks[{index}]": {
+            "template": [
+                f"Check {name!r} uses template {existing[name].template.key!r}; a check keeps its template. "
+                "Import it under another name to make a new check."
+            ]
+        }
+        for index, (name, template, _) in enumerate(prepared)
+        if name in existing and existing[name].template_id != template.pk
+    }
+    if errors:
+        raise ImportInvalid(errors)
 
 
 def _parse(text: str) -> list[dict[str, Any]]:
@@ -109,12 +160,11 @@ def _prepare(document: Any, user) -> tuple[str, RuleTemplate, dict[str, Any]]:
         raise ImportInvalid({"name": name, "params": exc.fields}) from None
 
 
-def _save(name: str, template: RuleTemplate, params: dict[str, Any], user) -> Check:
-    check = Check.objects.alive().filter(name=name).first()
+def _save(check: Check | None, name: str, template: RuleTemplate, params: dict[str, Any], user) -> Check:
     if check is None:
         check = Check.objects.create(name=name, template=template, params=params, owner=user)
     else:
-        check.template, check.params = template, params
+        check.params = params
         check.save()
     check.record_version(user)
     return check

@@ -67,8 +67,10 @@ def test_an_admin_updates_without_resending_the_password(cast, api_as, make_data
 
 def test_an_admin_deletes_a_datasource(cast, api_as, make_datasource):
     datasource = make_datasource(name="old", type="postgresql", host="db", database="d", username="u")
-    assert api_as(cast.admin).delete(f"{URL}{datasource.pk}/").status_code == 204
-    assert not Datasource.objects.exists()
+    client = api_as(cast.admin)
+    assert client.delete(f"{URL}{datasource.pk}/").status_code == 204
+    assert client.get(URL).json() == [] and client.get(f"{URL}{datasource.pk}/").status_code == 404
+    assert not Datasource.objects.alive().exists()  # soft-deleted: see test_soft_delete.py
 
 
 @pytest.mark.parametrize(

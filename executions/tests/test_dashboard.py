@@ -49,6 +49,7 @@ def _result(check: Check, status: str, *, hours_ago: float = 1, strategy: str = 
         biz_date=made.date(), data_time=made, rule_set_hash="x", status="failed", batches={"definitions": definitions}
     )
     run.check_versions.add(version)
+    run.datasources.add(datasource)  # what the run read decides who may see it
     result = Result.objects.create(
         run=run,
         check_version=version,

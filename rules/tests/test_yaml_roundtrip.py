@@ -24,6 +24,7 @@ def test_export_import_export_is_exact(cast, api_as, valid_params):
 
     # An empty metadata database: versions are protected from deletion, so remove the rows directly.
     Check.datasources.through.objects.all().delete()
+    CheckVersion.datasources.through.objects.all().delete()
     CheckVersion.objects.all()._raw_delete(CheckVersion.objects.db)
     Check.objects.all()._raw_delete(Check.objects.db)
     response = client.post("/api/v1/checks/import/", exported, content_type="application/yaml")

@@ -79,7 +79,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Created {len(checks)} demo checks.")
 
     def _register(self, source: DemoSource) -> None:
-        existing = Datasource.objects.filter(name=source.name).first()
+        existing = Datasource.objects.alive().filter(name=source.name).first()  # a deleted one freed the name
         if existing is None:
             self._create(source)
         elif (existing.type, existing.format, existing.path) == (Datasource.Type.FILE, source.format, str(source.path)):

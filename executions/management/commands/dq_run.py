@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from executions.evaluation import rule_in_words
-from executions.models import Run
-from executions.starting import start_run
+from executions.models import Result, Run
+from executions.starting import RunRequestInvalid, start_run
 from rules.models import Check
 
 EXIT_OK, EXIT_BLOCKING, EXIT_ERROR = 0, 1, 2
@@ -41,12 +41,15 @@ class Command(BaseCommand):
             self._exit(EXIT_ERROR, f"Unknown check id(s): {', '.join(map(str, missing))}.")
         trigger = Run.Trigger.BACKFILL if options["backfill"] else Run.Trigger.API
         by_id = {c.pk: c for c in checks}
-        run, _ = start_run([by_id[i] for i in dict.fromkeys(options["check"])], user, options["biz_date"], trigger)
+        try:
+            run, _ = start_run([by_id[i] for i in dict.fromkeys(options["check"])], user, options["biz_date"], trigger)
+        except RunRequestInvalid as exc:
+            self._exit(EXIT_ERROR, " ".join(exc.fields["checks"]))
         self.stdout.write(f"Run {run.pk} queued ({len(checks)} check(s), business date {run.biz_date}).")
         if not options["wait"]:
             return
         run = self._wait(run, options["timeout"])
-        self._summary(run)
+        self._summary(run, user)
         if run.status == Run.Status.ERROR:
             self._exit(EXIT_ERROR, f"Run {run.pk} ended in error: {run.message}")
         if run.blocking:
@@ -73,9 +76,10 @@ class Command(BaseCommand):
             run.refresh_from_db()
         return run
 
-    def _summary(self, run: Run) -> None:
+    def _summary(self, run: Run, user) -> None:
         rows = [("check", "status", "statistic", "expected", "rule", "strategy")]
-        for r in run.results.select_related("check_version").order_by("id"):
+        # The same question every view asks, though a user reads the runs they start anyway.
+        for r in Result.objects.visible_to(user).filter(run=run).select_related("check_version").order_by("id"):
             rule = rule_in_words(r.check_type, r.operator, r.threshold)
             rows.append(
                 (

@@ -1,0 +1,355 @@
+"""Who may do what: a member of the restricted datasource's group, an outsider (in no group) and an
+admin, over every read and write endpoint, before and after the events that used to leak data
+(issue 9, rows 2 and 3): moving a check to an open datasource, restricting a datasource later,
+and deleting one.
+
+The world: datasource A is restricted to the group "analysts" (the member is in it), datasource B
+is open; both show the same Parquet files. The member owns the check "orders statuses", which
+reads A, and run_a ran it (one failed result, result_a, with error rows). Scenarios then change
+the world through the API, as users would:
+
+- as created:           nothing more;
+- moved to open B:      the member points the check at B (version 2) and run_b runs it there;
+- B restricted later:   as "moved", then an admin limits B to the analysts;
+- A deleted:            an admin deletes A while the check still reads it;
+- moved, A deleted:     as "moved", then an admin deletes A.
+
+Each row of MATRIX is one request and what each role gets, in the order member, outsider, admin:
+- "METHOD path": the cell is the HTTP status;
+- "GET path lists thing": the cell says whether the 200 answer lists `thing` (Y or N);
+- "GET path gives field": the cell is the value of `field` in the 200 answer.
+A cell that expects Y, N or a value also fails on any other status than 200.
+Writes are tried by each role in turn, each undone (a savepoint) before the next role's try.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import yaml
+from django.db import transaction
+
+from executions.models import Result
+from executions.tests.factories import finished_run
+from rules.models import Check
+
+pytestmark = pytest.mark.django_db
+Y, N = True, False
+ROLES = ("member", "outsider", "admin")
+CREATED, MOVED, RESTRICTED, DELETED, MOVED_DELETED = (
+    "as created",
+    "moved to open B",
+    "B restricted later",
+    "A deleted",
+    "moved, A deleted",
+)
+
+MATRIX = [
+    # scenario, request,                                         member, outsider, admin
+    # --- datasources -------------------------------------------------------------------------
+    (CREATED, "GET /datasources/ lists A", Y, N, Y),
+    (CREATED, "GET /datasources/{A}/", 200, 404, 200),
+    (CREATED, "GET /datasources/{A}/tables/", 200, 404, 200),
+    (CREATED, "GET /datasources/{A}/columns/?table=orders", 200, 404, 200),
+    (CREATED, "POST /datasources/{A}/test/", 200, 404, 200),
+    (CREATED, "GET /form-options/tables/?datasource={A}", 200, 404, 200),
+    (CREATED, "GET /form-options/columns/?datasource={A}&table=orders", 200, 404, 200),
+    (CREATED, "POST /datasources/ +new_datasource", 403, 403, 201),
+    (CREATED, "PATCH /datasources/{A}/ +describe", 403, 403, 200),
+    (CREATED, "DELETE /datasources/{A}/", 403, 403, 204),
+    (CREATED, "GET /datasources/ lists B", Y, Y, Y),
+    (RESTRICTED, "GET /datasources/{B}/", 200, 404, 200),
+    (DELETED, "GET /datasources/ lists A", N, N, N),
+    (DELETED, "GET /datasources/{A}/", 404, 404, 404),
+    (DELETED, "GET /form-options/tables/?datasource={A}", 404, 404, 404),
+    (DELETED, "DELETE /datasources/{A}/", 403, 403, 404),
+    (DELETED, "POST /datasources/ +new_datasource_named_A", 403, 403, 201),
+    # --- checks ------------------------------------------------------------------------------
+    (CREATED, "GET /checks/ lists check", Y, N, Y),
+    (CREATED, "GET /checks/{check}/", 200, 404, 200),
+    (CREATED, "GET /checks/{check}/versions/ lists v1", Y, 404, Y),
+    (CREATED, "GET /checks/{check}/history/ lists result_a", Y, 404, Y),
+    (CREATED, "GET /checks/export/ lists check", Y, N, Y),
+    (CREATED, "POST /checks/ +new_check_on_A", 201, 400, 201),
+    (CREATED, "PATCH /checks/{check}/ +threshold", 200, 404, 200),
+    (CREATED, "DELETE /checks/{check}/", 204, 404, 204),
+    (CREATED, "POST /checks/import/ +import_on_A", 201, 400, 201),
+    (CREATED, "POST /checks/import/ +import_on_B", 201, 403, 201),
+    (CREATED, "GET /checks/{check}/upgrade/", 409, 404, 409),  # 409: already on the current template
+    (CREATED, "POST /checks/{check}/upgrade/", 409, 404, 409),
+    (MOVED, "GET /checks/ lists check", Y, Y, Y),
+    (MOVED, "GET /checks/{check}/", 200, 200, 200),
+    (MOVED, "GET /checks/{check}/versions/ lists v1", Y, N, Y),
+    (MOVED, "GET /checks/{check}/versions/ lists v2", Y, Y, Y),
+    (MOVED, "GET /checks/{check}/history/ lists result_a", Y, N, Y),
+    (MOVED, "GET /checks/{check}/history/ lists result_b", Y, Y, Y),
+    (MOVED, "GET /checks/export/ lists check", Y, Y, Y),
+    (MOVED, "PATCH /checks/{check}/ +threshold", 200, 403, 200),
+    (MOVED, "DELETE /checks/{check}/", 204, 403, 204),
+    (MOVED, "POST /checks/import/ +import_on_B", 201, 403, 201),
+    (MOVED, "GET /checks/{check}/upgrade/", 409, 409, 409),
+    (MOVED, "POST /checks/{check}/upgrade/", 409, 403, 409),
+    (RESTRICTED, "GET /checks/ lists check", Y, N, Y),
+    (RESTRICTED, "GET /checks/{check}/", 200, 404, 200),
+    (RESTRICTED, "GET /checks/{check}/versions/ lists v2", Y, 404, Y),
+    (DELETED, "GET /checks/ lists check", Y, N, Y),
+    (DELETED, "GET /checks/{check}/versions/ lists v1", Y, 404, Y),
+    (DELETED, "GET /checks/{check}/history/ lists result_a", Y, 404, Y),
+    (DELETED, "PATCH /checks/{check}/ +threshold", 400, 404, 400),  # it still names A: pick another
+    (DELETED, "PATCH /checks/{check}/ +move_to_B", 200, 404, 200),
+    (DELETED, "POST /checks/ +new_check_on_A", 400, 400, 400),
+    (MOVED_DELETED, "GET /checks/{check}/versions/ lists v1", Y, N, Y),
+    (MOVED_DELETED, "GET /checks/{check}/history/ lists result_a", Y, N, Y),
+    # --- runs --------------------------------------------------------------------------------
+    (CREATED, "GET /runs/ lists run_a", Y, N, Y),
+    (CREATED, "GET /runs/?check={check} lists run_a", Y, N, Y),
+    (CREATED, "GET /runs/{run_a}/", 200, 404, 200),
+    (CREATED, "POST /runs/ +run_check", 202, 400, 202),
+    (MOVED, "GET /runs/ lists run_a", Y, N, Y),
+    (MOVED, "GET /runs/ lists run_b", Y, Y, Y),
+    (MOVED, "GET /runs/{run_a}/", 200, 404, 200),
+    (MOVED, "GET /runs/{run_b}/", 200, 200, 200),
+    (MOVED, "POST /runs/ +run_check", 202, 202, 202),
+    (RESTRICTED, "GET /runs/ lists run_b", Y, N, Y),
+    (RESTRICTED, "GET /runs/{run_a}/", 200, 404, 200),
+    (RESTRICTED, "GET /runs/{run_b}/", 200, 404, 200),
+    (RESTRICTED, "POST /runs/ +run_check", 202, 400, 202),
+    (DELETED, "GET /runs/ lists run_a", Y, N, Y),
+    (DELETED, "GET /runs/{run_a}/", 200, 404, 200),
+    (DELETED, "POST /runs/ +run_check", 400, 400, 400),  # a deleted datasource is not read any more
+    (MOVED_DELETED, "GET /runs/{run_a}/", 200, 404, 200),
+    (MOVED_DELETED, "GET /runs/{run_b}/", 200, 200, 200),
+    (MOVED_DELETED, "POST /runs/ +run_check", 202, 202, 202),
+    # --- results and their error rows --------------------------------------------------------
+    (CREATED, "GET /results/ lists result_a", Y, N, Y),
+    (CREATED, "GET /results/?check={check} lists result_a", Y, N, Y),
+    (CREATED, "GET /results/?run={run_a} lists result_a", Y, N, Y),
+    (CREATED, "GET /results/{result_a}/", 200, 404, 200),
+    (CREATED, "GET /results/{result_a}/error-rows/", 200, 404, 200),
+    (CREATED, "GET /results/{result_a}/error-rows.csv", 200, 404, 200),
+    (MOVED, "GET /results/ lists result_a", Y, N, Y),
+    (MOVED, "GET /results/ lists result_b", Y, Y, Y),
+    (MOVED, "GET /results/?check={check} lists result_a", Y, N, Y),
+    (MOVED, "GET /results/{result_a}/", 200, 404, 200),
+    (MOVED, "GET /results/{result_a}/error-rows/", 200, 404, 200),
+    (MOVED, "GET /results/{result_a}/error-rows.csv", 200, 404, 200),
+    (MOVED, "GET /results/{result_b}/error-rows/", 200, 200, 200),
+    (RESTRICTED, "GET /results/{result_b}/", 200, 404, 200),
+    (RESTRICTED, "GET /results/{result_b}/error-rows/", 200, 404, 200),
+    (RESTRICTED, "GET /results/{result_b}/error-rows.csv", 200, 404, 200),
+    (DELETED, "GET /results/ lists result_a", Y, N, Y),
+    (DELETED, "GET /results/{result_a}/error-rows/", 200, 404, 200),
+    (DELETED, "GET /results/{result_a}/error-rows.csv", 200, 404, 200),
+    (MOVED_DELETED, "GET /results/{result_a}/error-rows/", 200, 404, 200),
+    (MOVED_DELETED, "GET /results/{result_a}/error-rows.csv", 200, 404, 200),
+    (MOVED_DELETED, "GET /results/{result_b}/error-rows/", 200, 200, 200),
+    # --- the dashboard -----------------------------------------------------------------------
+    (CREATED, "GET /results/latest/ lists result_a", Y, N, Y),
+    (CREATED, "GET /results/summary/ gives results", 1, 0, 1),
+    (CREATED, "GET /results/summary/ gives runs", 1, 0, 1),
+    (CREATED, "GET /results/summary/ gives checks", 1, 0, 1),
+    (MOVED, "GET /results/latest/ lists result_b", Y, Y, Y),
+    (MOVED, "GET /results/summary/ gives results", 2, 1, 2),
+    (MOVED, "GET /results/summary/ gives runs", 2, 1, 2),
+    (RESTRICTED, "GET /results/latest/ lists result_b", Y, N, Y),
+    (RESTRICTED, "GET /results/summary/ gives results", 2, 0, 2),
+    (DELETED, "GET /results/latest/ lists result_a", Y, N, Y),
+    (DELETED, "GET /results/summary/ gives results", 1, 0, 1),
+    (MOVED_DELETED, "GET /results/summary/ gives results", 2, 1, 2),
+]
+
+
+VERDICT = {
+    "check_type": "statistics_minus_comparison",
+    "operator": "le",
+    "threshold": 0,
+    "failure_strategy": "alert",
+    "comparison_type": "fix_value",
+    "comparison_value": 0,
+}
+CHECK_NAME = "orders statuses"
+
+
+def _import_yaml(datasource_name: str) -> str:
+    params = {"src_datasource": datasource_name, "src_table": "orders", "src_field": "status", **VERDICT}
+    return yaml.safe_dump({"version": 1, "checks": [{"name": CHECK_NAME, "template": "null_check", "params": params}]})
+
+
+# Request bodies, by the name a row gives after "+"; built from the world's ids.
+BODIES = {
+    "new_datasource": lambda w: {"name": "another", "type": "file", "format": "parquet", "path": w.files},
+    "new_datasource_named_A": lambda w: {"name": "restricted", "type": "file", "format": "parquet", "path": w.files},
+    "describe": lambda w: {"description": "orders, copied nightly"},
+    "new_check_on_A": lambda w: {
+        "name": "another check",
+        "template": "null_check",
+        "params": {"src_datasource_id": w.ids["A"], "src_table": "orders", "src_field": "status", **VERDICT},
+    },
+    "threshold": lambda w: {"params": {"threshold": 7}},
+    "move_to_B": lambda w: {"params": {"src_datasource_id": w.ids["B"]}},
+    "import_on_A": lambda w: _import_yaml("restricted"),
+    "import_on_B": lambda w: _import_yaml("open"),
+    "run_check": lambda w: {"checks": [w.ids["check"]]},
+}
+
+
+@dataclass
+class World:
+    users: dict[str, Any]
+    clients: dict[str, Any]
+    files: str
+    error_rows: Any
+    ids: dict[str, int] = field(default_factory=dict)
+
+    def call(self, role: str, method: str, path: str, body=None):
+        client = self.clients[role]
+        url = "/api/v1" + path.format(**self.ids)
+        if isinstance(body, str):
+            return client.generic(method, url, body, content_type="application/yaml")
+        return getattr(client, method.lower())(url, body, format="json")
+
+    def must(self, role: str, method: str, path: str, body, status: int) -> dict:
+        response = self.call(role, method, path, body)
+        assert response.status_code == status, (method, path, response.content[:500])
+        return response.json() if response.content else {}
+
+    def run_check(self, key: str) -> None:
+        """A finished run of the check as it is now, with one failed result and error rows."""
+        run = finished_run([Check.objects.get(pk=self.ids["check"])], self.users["member"], self.error_rows)
+        self.ids[f"run_{key}"] = run.pk
+        self.ids[f"result_{key}"] = Result.objects.get(run=run).pk
+
+
+@pytest.fixture
+def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> World:
+    settings.DQ_ERROR_DATA_ROOT = tmp_path / "error-data"
+    users = {"member": cast.author, "outsider": cast.outsider, "admin": cast.admin}
+    common = {"type": "file", "format": "parquet", "path": str(parquet_dir)}
+    world = World(users, {role: api_as(user) for role, user in users.items()}, str(parquet_dir), tmp_path / "errors")
+    world.ids["A"] = make_datasource(name="restricted", allowed_groups=[cast.analysts], **common).pk
+    world.ids["B"] = make_datasource(name="open", **common).pk
+    check = world.must("member", "POST", "/checks/", {**BODIES["new_check_on_A"](world), "name": CHECK_NAME}, 201)
+    world.ids["check"] = check["id"]
+    world.run_check("a")
+    return world
+
+
+def _move(world: World) -> None:
+    world.must("member", "PATCH", "/checks/{check}/", BODIES["move_to_B"](world), 200)
+    world.run_check("b")
+
+
+def _restrict_b(world: World) -> None:
+    world.must("admin", "PATCH", "/datasources/{B}/", {"allowed_groups": ["analysts"]}, 200)
+
+
+def _delete_a(world: World) -> None:
+    world.must("admin", "DELETE", "/datasources/{A}/", None, 204)
+
+
+SCENARIOS = {
+    CREATED: [],
+    MOVED: [_move],
+    RESTRICTED: [_move, _restrict_b],
+    DELETED: [_delete_a],
+    MOVED_DELETED: [_move, _delete_a],
+}
+REQUEST = re.compile(
+    r"^(?P<method>[A-Z]+) (?P<path>\S+)(?: \+(?P<body>\w+)| lists (?P<shown>\w+)| gives (?P<field>\w+))?$"
+)
+
+
+def _shown(world: World, body: Any, thing: str, text: str) -> bool:
+    """Does a list answer show `thing` (an object of the world, or a check version "v1")?"""
+    if thing == "check" and text.startswith(("version:", "checks:")):
+        return CHECK_NAME in text  # the YAML export
+    if thing.startswith("v"):
+        return int(thing[1:]) in [version["number"] for version in body]
+    wanted = world.ids[thing]
+    return any(wanted in (item.get("id"), item.get("result")) for item in body)
+
+
+def _outcome(world: World, role: str, request: str):
+    match = REQUEST.match(request)
+    assert match, f"Unreadable matrix request {request!r}"
+    body = BODIES[match["body"]](world) if match["body"] else None
+    response = world.call(role, match["method"], match["path"], body)
+    if not (match["shown"] or match["field"]):
+        return response.status_code
+    if response.status_code != 200:
+        return response.status_code
+    if response["Content-Type"].startswith("application/yaml"):
+        return _shown(world, None, match["shown"], response.content.decode())
+    if match["field"]:
+        return response.json()[match["field"]]
+    return _shown(world, response.json(), match["shown"], "")
+
+
+@pytest.mark.parametrize(
+    ("scenario", "request_text", "expected"),
+    [pytest.param(s, r, dict(zip(ROLES, cells, strict=True)), id=f"{s} | {r}") for s, r, *cells in MATRIX],
+)
+def test_each_role_gets_what_the_matrix_says(world, scenario, request_text, expected):
+    for step in SCENARIOS[scenario]:
+        step(world)
+    got = {}
+    for role in ROLES:
+        with transaction.atomic():  # a write by one role is undone before the next role tries
+            got[role] = _outcome(world, role, request_text)
+            transaction.set_rollback(True)
+    assert got == expected, f"{scenario} | {request_text}: expected {expected}, got {got}"
+
+
+def test_the_matrix_covers_every_endpoint_of_the_api():
+    """A new endpoint must get its row: every API path of the router appears in the matrix."""
+    from django.urls import get_resolver
+
+    tried = {re.sub(r"\{\w+\}", "{id}", REQUEST.match(r)["path"].split("?")[0]).rstrip("/") for _, r, *_ in MATRIX}
+    api = get_resolver().url_patterns
+    paths = set()
+
+    def walk(patterns, prefix):
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            if hasattr(pattern, "url_patterns"):
+                walk(pattern.url_patterns, route)
+            else:
+                paths.add(route)
+
+    walk(api, "")
+    endpoints = set()
+    for route in paths:
+        if not route.startswith("api/v1/") or "format" in route or route.endswith("auth/token/"):
+            continue
+        route = route.removeprefix("api/v1/").lstrip("^").rstrip("$")
+        route = re.sub(r"\(\?P<\w+>[^)]*\)|<\w+:\w+>|<\w+>", "{id}", route)
+        endpoints.add("/" + route.rstrip("/"))
+    missing = sorted(endpoints - tried - {path.rstrip("/") for path in NOT_ABOUT_DATA})
+    assert not missing, f"Endpoints with no row in MATRIX: {missing}"
+
+
+# Endpoints that expose no datasource's data (the shared catalog of templates and comparison types).
+NOT_ABOUT_DATA = {
+    "/rule-templates/",
+    "/rule-templates/{id}/",
+    "/rule-templates/{id}/form/",
+    "/comparison-types/",
+    "/comparison-types/{id}/",
+}
+
+
+def test_the_restricted_rows_reach_the_member_and_never_the_outsider(world):
+    """What the 200s and 404s above protect, after the check moved and A was deleted: the rows
+    run_a found in the restricted datasource."""
+    _move(world)
+    _delete_a(world)
+    member = world.call("member", "GET", "/results/{result_a}/error-rows/")
+    assert "restricted row" in str(member.json()["rows"])
+    csv_download = world.call("member", "GET", "/results/{result_a}/error-rows.csv")
+    assert b"restricted row" in b"".join(csv_download.streaming_content)
+    for path in ("/results/{result_a}/error-rows/", "/results/{result_a}/error-rows.csv"):
+        response = world.call("outsider", "GET", path)
+        assert response.status_code == 404 and b"restricted row" not in response.content

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from datasources.models import Datasource
@@ -14,7 +14,7 @@ from rules.models import Check
 from . import error_rows
 from .models import Result, Run
 from .serializers import HistoryPointSerializer, ResultSerializer, RunRequestSerializer, RunSerializer
-from .starting import start_run
+from .starting import RunAlreadyRetried, retry_run, start_run
 
 MAX_PAGE_SIZE = 500
 
@@ -25,6 +25,26 @@ def visible_runs(user):
         hidden = Datasource.objects.exclude(pk__in=Datasource.objects.visible_to(user).values("pk"))
         runs = runs.exclude(check_versions__parent_check__datasources__in=hidden)
     return runs
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state of the resource."
+    default_code = "conflict"
+
+
+API_ERROR = inline_serializer(
+    "ApiError", {"message": serializers.CharField(), "fields": serializers.DictField(child=serializers.ListField())}
+)
+
+
+def _run_action_responses(success: int, what: str, conflict: str) -> dict:
+    return {
+        success: RunSerializer,
+        403: OpenApiResponse(API_ERROR, description=f"Only the run's author or an administrator may {what} it."),
+        404: OpenApiResponse(API_ERROR, description="No such run, or one you may not see."),
+        409: OpenApiResponse(API_ERROR, description=conflict),
+    }
 
 
 class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -61,6 +81,47 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
             idempotency_key=data.get("idempotency_key"),
         )
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+
+    @extend_schema(
+        request=None,
+        responses=_run_action_responses(200, "cancel", "The run has already ended."),
+        description="Cancel a queued or running run: it ends `cancelled` at once, with no results, and its "
+        "worker stops the run's Spark jobs within about two seconds. For the run's author and administrators.",
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        run = self._run_the_user_may_change(request, "cancel")
+        if run.status in Run.FINISHED or not run.cancel(request.user):
+            raise Conflict(f"Run {run.pk} has already ended ({run.status}); there is nothing to cancel.")
+        return Response(RunSerializer(run).data)
+
+    @extend_schema(
+        request=None,
+        responses=_run_action_responses(
+            202, "retry", "The run has not ended yet, or it was retried already (retry its retry)."
+        ),
+        description="Start a new attempt of a finished run: the same check versions and frozen batches, "
+        "`attempt` one more, `retry_of` this run, the same trigger. A run is retried once; retry its retry "
+        "after that. For the run's author and administrators.",
+    )
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        run = self._run_the_user_may_change(request, "retry")
+        if run.status not in Run.FINISHED:
+            raise Conflict(f"Run {run.pk} is still {run.status}; only a run that has ended can be retried.")
+        try:
+            retry = retry_run(run, request.user)
+        except RunAlreadyRetried as exc:
+            raise Conflict(f"{exc} Retry that one instead.") from None
+        return Response(RunSerializer(retry).data, status=status.HTTP_202_ACCEPTED)
+
+    def _run_the_user_may_change(self, request, what: str) -> Run:
+        if not str(self.kwargs["pk"]).isdigit():
+            raise Http404
+        run = get_object_or_404(visible_runs(request.user), pk=int(self.kwargs["pk"]))
+        if not run.may_be_changed_by(request.user):
+            raise PermissionDenied(f"Only the run's author or an administrator may {what} run {run.pk}.")
+        return run
 
 
 class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

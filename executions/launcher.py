@@ -39,6 +39,9 @@ _spark = None  # one SparkSession per worker process, created on first use, neve
 
 # How often the watcher asks whether to stop: a cancel takes effect within about this long.
 WATCH_INTERVAL = 1.0
+# Once stopping, how often it cancels again: the engine may start another job after a cancelled
+# one (it evaluates checks one by one to isolate a failure), and each is cancelled this soon.
+HALT_INTERVAL = 0.2
 # A spark-submit child gets this long to end after SIGTERM before SIGKILL.
 KILL_GRACE = 10
 
@@ -102,7 +105,7 @@ def _watching(should_stop: StopCheck, halt: Callable[[], None]) -> Iterator[list
         from django.db import connection
 
         try:
-            while not done.wait(WATCH_INTERVAL):
+            while not done.wait(HALT_INTERVAL if stopped else WATCH_INTERVAL):
                 if not stopped:
                     reason = should_stop()
                     if not reason:

@@ -28,7 +28,8 @@ def _die_with_parent() -> None:
 
 
 class Worker:
-    """A real Celery process (a worker by default; `command` gives e.g. beat's arguments)."""
+    """A real Celery process (a worker by default; `command` gives e.g. beat's arguments).
+    DQ_TEST_WORKER_LOG_LEVEL=info shows each task's start and end in the log (`log_tail()`)."""
 
     def __init__(self, env: dict[str, str], log_path: Path, command: list[str] | None = None, name: str = ""):
         self.env, self.log_path = env, log_path
@@ -39,7 +40,7 @@ class Worker:
             "-c",
             "1",
             "-l",
-            "warning",
+            os.environ.get("DQ_TEST_WORKER_LOG_LEVEL", "warning"),
             "-n",
             f"{name or 'e2e'}-{os.getpid()}@%h",
             "--without-mingle",

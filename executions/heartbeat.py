@@ -89,7 +89,7 @@ def holding(run_id: int) -> Iterator[None]:
     temporary = _beater is None or not _beater.is_alive()
     beater = _Beater(me) if temporary else None
     me.run_id, me.idle_since = run_id, None
-    beat()
+    _beat_or_warn()
     if beater:
         beater.start()
     try:
@@ -98,7 +98,15 @@ def holding(run_id: int) -> Iterator[None]:
         me.run_id, me.idle_since = None, timezone.now()
         if beater:
             beater.halt()
+        _beat_or_warn()
+
+
+def _beat_or_warn() -> None:
+    """A heartbeat that cannot be written must not fail the run; the next one may succeed."""
+    try:
         beat()
+    except Exception:  # noqa: BLE001
+        log.warning("Could not write the heartbeat of %s", _myself().name, exc_info=True)
 
 
 def beat() -> None:
@@ -132,7 +140,7 @@ class _Beater(threading.Thread):
                     beat()
                 except Exception:  # noqa: BLE001 — a database hiccup must not stop the beating
                     log.warning("Could not write the heartbeat of %s", self.me.name, exc_info=True)
-                    connection.close()  # a broken connection is replaced on the next beat
+                    connection.close()  # a broken connection is opened anew on the next beat
                 self.halted.wait(settings.DQ_WORKER_HEARTBEAT_INTERVAL)
         finally:
             connection.close()  # this thread's own connection

@@ -23,7 +23,12 @@ class Scheduler(DatabaseScheduler):
         if entry.task not in RUN_IN_BEAT:
             return super().apply_async(entry, producer=producer, advance=advance, **kwargs)
         entry = self.reserve(entry) if advance else entry
-        result = self.app.tasks[entry.task].apply(args=entry.args, kwargs=entry.kwargs)
-        if result.failed():  # logged, never raised: beat must go on scheduling
-            log.error("%s failed in beat: %s\n%s", entry.task, result.result, result.traceback)
-        return result
+        try:
+            result = self.app.tasks[entry.task].apply(args=entry.args, kwargs=entry.kwargs)
+            if result.failed():  # logged, never raised: beat must go on scheduling
+                log.error("%s failed in beat: %s\n%s", entry.task, result.result, result.traceback)
+            return result
+        finally:  # the bookkeeping the parent class does after sending a task
+            self._tasks_since_sync += 1
+            if self.should_sync():
+                self._do_sync()

@@ -218,7 +218,7 @@ CELERY_BROKER_URL = _env("str", "CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem"):
     # kombu's filesystem transport: no server to install; in and out must be the same folder
     # for one shared queue, and kombu does not create the folders (stack-notes T11).
-    _broker_dir = VAR_DIR / "celery-broker"
+    _broker_dir = Path(_env("str", "DQ_CELERY_BROKER_DIR", default=str(VAR_DIR / "celery-broker")))
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
@@ -239,12 +239,18 @@ CELERY_RESULT_EXTENDED = True
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# django-celery-beat's database scheduler; the reaper runs in beat's own process (dq_platform/beat.py).
+CELERY_BEAT_SCHEDULER = "dq_platform.beat:Scheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = _bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Spark work has its own queue so a worker holding a JVM (-c 1) takes only that (stack-notes T13).
 DQ_SPARK_QUEUE = _env("str", "DQ_SPARK_QUEUE", default="spark")
 CELERY_TASK_DEFAULT_QUEUE = "default"
+# A worker takes one message at a time and acknowledges it when the task ends: a worker that dies
+# holds at most the run it was running, never queued ones (the filesystem broker deletes a message
+# from its folder as soon as a worker fetches it, so a fetched message dies with its worker).
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ACKS_LATE = True
 
 # --- engine and data -------------------------------------------------------------------------
 DQ_SPARK_MASTER = _env("str", "DQ_SPARK_MASTER", default="local[2]")
@@ -261,14 +267,30 @@ DQ_FILE_ROOTS = [
     Path(p).resolve() for p in _env("list", "DQ_FILE_ROOTS", default=[str(VAR_DIR / "demo"), str(VAR_DIR / "files")])
 ]
 DQ_ENGINE_MODE = _choice("DQ_ENGINE_MODE", "in_process", ("in_process", "spark_submit"))
-# A run's hard limit; the soft limit (which records a clean `error`) comes a minute earlier. The
-# reaper marks runs still `running` after the hard limit (their worker died) as `error`.
-DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=3600)
-if DQ_RUN_TIME_LIMIT < 10:
-    raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 10 seconds.")
-DQ_RUN_SOFT_TIME_LIMIT = max(DQ_RUN_TIME_LIMIT - 60, DQ_RUN_TIME_LIMIT * 9 // 10)
-DQ_REAPER_INTERVAL = _env("int", "DQ_REAPER_INTERVAL", default=60)
-DQ_REAPER_GRACE = _env("int", "DQ_REAPER_GRACE", default=30)
+# --- the run lifecycle (README "Runs that never get lost") ------------------------------------
+# A run's time limit: when it passes, the worker cancels the run's Spark jobs, ends it `error` and
+# takes the next run. Celery's own limits on the task are a backstop a little later.
+DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
+if DQ_RUN_TIME_LIMIT < 1:
+    raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 1 second.")
+# Every worker process that runs runs writes a heartbeat this often (executions/heartbeat.py) ...
+DQ_WORKER_HEARTBEAT_INTERVAL = _env("int", "DQ_WORKER_HEARTBEAT_INTERVAL", default=10)
+# ... and counts as gone when its last one is older than this: its running run ends `error`.
+DQ_WORKER_STALE_AFTER = _env("int", "DQ_WORKER_STALE_AFTER", default=60)
+if DQ_WORKER_HEARTBEAT_INTERVAL < 1 or DQ_WORKER_STALE_AFTER < 2 * DQ_WORKER_HEARTBEAT_INTERVAL:
+    raise ImproperlyConfigured(
+        "DQ_WORKER_STALE_AFTER must be at least twice DQ_WORKER_HEARTBEAT_INTERVAL (and the interval at "
+        "least 1 s), or a busy worker would be taken for dead."
+    )
+# A queued run that no worker took within this many seconds, while a worker has been idle that
+# long, lost its message (a worker died holding it): the reaper sends it again ...
+DQ_RUN_CLAIM_TIMEOUT = _env("int", "DQ_RUN_CLAIM_TIMEOUT", default=60)
+# ... at most this many sends in all; then the run ends `error`.
+DQ_RUN_MAX_ENQUEUES = _env("int", "DQ_RUN_MAX_ENQUEUES", default=3)
+if DQ_RUN_CLAIM_TIMEOUT < 1 or DQ_RUN_MAX_ENQUEUES < 1:
+    raise ImproperlyConfigured("DQ_RUN_CLAIM_TIMEOUT and DQ_RUN_MAX_ENQUEUES must be at least 1.")
+# How often beat runs the reaper, in beat's own process (dq_platform/beat.py), never in a worker.
+DQ_REAPER_INTERVAL = _env("int", "DQ_REAPER_INTERVAL", default=30)
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-runs": {"task": "executions.tasks.reap_stale_runs", "schedule": DQ_REAPER_INTERVAL},
 }

@@ -81,6 +81,13 @@ class Run(models.Model):
     launcher = models.CharField(max_length=20, blank=True)
     plan = models.JSONField(default=dict, blank=True, help_text="What the engine did: passes per batch.")
     idempotency_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="The worker process holding (or that held) the run, from its claim."
+    )
+    enqueued_at = models.DateTimeField(default=timezone.now, help_text="When the run's task was last sent.")
+    enqueue_count = models.PositiveIntegerField(
+        default=1, help_text="How often the run's task was sent (the reaper re-sends lost ones)."
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="runs")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -90,26 +97,65 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [
+            # Retries form a chain (attempt 1, 2, 3 …): a run is retried once, then its retry is.
+            models.UniqueConstraint(fields=["retry_of"], name="run_retried_once"),
+        ]
 
     def __str__(self) -> str:
         return f"Run {self.pk} ({self.status})"
 
+    # Every status change below is a conditional update on the status it leaves: whoever loses a
+    # race (a re-delivered task, the reaper, a cancel, the worker finishing) changes nothing.
+
     @classmethod
-    def claim(cls, run_id: int, attempt: int) -> bool:
+    def claim(cls, run_id: int, attempt: int, worker: str = "") -> bool:
         """The only way a run starts: one worker wins the conditional update, a re-delivery loses."""
         return bool(
             cls.objects.filter(pk=run_id, attempt=attempt, status=cls.Status.QUEUED).update(
-                status=cls.Status.RUNNING, started_at=timezone.now()
+                status=cls.Status.RUNNING, started_at=timezone.now(), worker=worker
             )
         )
 
-    def finish(self, status: str, blocking: bool, message: str = "", **fields) -> None:
-        """Close a running run; a run already finished (e.g. by the reaper) stays as it is."""
+    def finish(self, status: str, blocking: bool, message: str = "", **fields) -> bool:
+        """Close a running run; a run already ended (cancelled, reaped) stays as it is (False)."""
         updated = Run.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
             status=status, blocking=blocking, message=message, finished_at=timezone.now(), **fields
         )
         if updated:
             self.refresh_from_db()
+        return bool(updated)
+
+    def cancel(self, user) -> bool:
+        """Cancel a queued or running run (False when it has ended meanwhile). A running run's
+        worker notices within a couple of seconds and stops its Spark jobs (executions/launcher.py);
+        a queued run's task finds it no longer queued and does nothing. No results are recorded:
+        a cancelled run says nothing about the data, and must not block or count as an error."""
+        updated = Run.objects.filter(pk=self.pk, status__in=(self.Status.QUEUED, self.Status.RUNNING)).update(
+            status=self.Status.CANCELLED, message=f"Cancelled by {user.get_username()}.", finished_at=timezone.now()
+        )
+        self.refresh_from_db()
+        return bool(updated)
+
+    def give_up_unclaimed(self, message: str) -> bool:
+        """End a run that no worker ever started (the reaper, after its last re-send)."""
+        updated = Run.objects.filter(pk=self.pk, status=self.Status.QUEUED, enqueue_count=self.enqueue_count).update(
+            status=self.Status.ERROR, message=message, finished_at=timezone.now()
+        )
+        self.refresh_from_db()
+        return bool(updated)
+
+    def note_resent(self) -> bool:
+        """Count one more send of a queued run's task; False when a worker claimed it meanwhile."""
+        updated = Run.objects.filter(pk=self.pk, status=self.Status.QUEUED, enqueue_count=self.enqueue_count).update(
+            enqueue_count=models.F("enqueue_count") + 1, enqueued_at=timezone.now()
+        )
+        self.refresh_from_db()
+        return bool(updated)
+
+    def may_be_changed_by(self, user) -> bool:
+        """Who may cancel or retry a run: whoever started it, and administrators."""
+        return user.is_staff or (self.created_by_id is not None and self.created_by_id == user.pk)
 
     @property
     def duration_seconds(self) -> float | None:
@@ -198,3 +244,25 @@ class StatisticValue(models.Model):
 
     def __str__(self) -> str:
         return f"{self.statistic_name}={self.value} @ {self.data_time:%Y-%m-%d %H:%M}"
+
+
+class WorkerHeartbeat(models.Model):
+    """One row per worker process that runs runs, rewritten every DQ_WORKER_HEARTBEAT_INTERVAL
+    seconds (executions/heartbeat.py). The reaper (executions/reaper.py) reads it: a running run
+    whose worker's heartbeat is stale lost its worker; a queued run nobody took while a worker has
+    been idle lost its message."""
+
+    name = models.CharField(max_length=200, unique=True, help_text="Celery node name and process id.")
+    queues = models.JSONField(default=list, help_text="The queues the worker consumes.")
+    run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The run it holds now."
+    )
+    idle_since = models.DateTimeField(null=True, blank=True, help_text="When it last became idle (null: busy).")
+    started_at = models.DateTimeField(default=timezone.now)
+    last_seen = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (last seen {self.last_seen:%H:%M:%S})"

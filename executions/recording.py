@@ -38,13 +38,15 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
         message = document.get("message") or (
             f"{errors} of {len(results)} checks could not be evaluated." if errors else ""
         )
-        run.finish(
+        finished = run.finish(
             status,
             any(r.blocks for r in results),
             message,
             spark_application_id=document.get("spark_application_id") or "",
             plan=document.get("plan") or {},
         )
+        if not finished:  # cancelled or reaped meanwhile: that end stands, and these results go
+            transaction.set_rollback(True)
 
 
 def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backfill: bool) -> Result:

@@ -92,6 +92,8 @@ class RunSerializer(serializers.ModelSerializer):
             "blocking",
             "trigger",
             "attempt",
+            "retry_of",
+            "worker",
             "biz_date",
             "data_time",
             "parameters",

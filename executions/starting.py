@@ -8,7 +8,6 @@ from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -86,10 +85,65 @@ def refuse_checks_reading_deleted_datasources(checks: list[Check]) -> None:
         raise RunRequestInvalid({"checks": problems})
 
 
-def enqueue(run: Run) -> None:
-    from .tasks import execute_run
+class RunAlreadyRetried(Exception):
+    def __init__(self, retry: Run):
+        super().__init__(f"Run {retry.retry_of_id} was already retried as run {retry.pk} (attempt {retry.attempt}).")
+        self.retry = retry
 
-    execute_run.apply_async(args=[run.pk, run.attempt], queue=settings.DQ_SPARK_QUEUE)
+
+def retry_run(run: Run, user) -> Run:
+    """A new attempt of a finished run: the same check versions and the same frozen batches (a
+    file batch's data version is read again: it says what this attempt reads), the same trigger,
+    business date and parameters; started by `user`, enqueued after commit. Retries form a chain:
+    a run that has a retry already raises RunAlreadyRetried (retry the latest attempt instead)."""
+    earlier = Run.objects.filter(retry_of=run).first()
+    if earlier:
+        raise RunAlreadyRetried(earlier)
+    deleted = list(run.datasources.filter(deleted_at__isnull=False).values_list("name", flat=True))
+    if deleted:
+        raise RunRequestInvalid(
+            {
+                "run": [
+                    f"Run {run.pk} read datasource {', '.join(map(repr, deleted))}, which was deleted; it cannot be read again."
+                ]
+            }
+        )
+    definitions = {name: {**batch, "data_version": _data_version_of(batch)} for name, batch in _definitions(run)}
+    try:
+        with transaction.atomic():
+            retry = Run.objects.create(
+                trigger=run.trigger,
+                attempt=run.attempt + 1,
+                retry_of=run,
+                biz_date=run.biz_date,
+                data_time=run.data_time,
+                parameters=run.parameters,
+                batches={**run.batches, "definitions": definitions},
+                rule_set_hash=run.rule_set_hash,
+                scan_mode=run.scan_mode,
+                created_by=user,
+            )
+            retry.check_versions.set(run.check_versions.all())
+            retry.datasources.set(run.datasources.all())  # it reads what the first attempt read
+            transaction.on_commit(lambda: enqueue(retry))
+    except IntegrityError:  # the unique retry_of: someone retried it first
+        raise RunAlreadyRetried(Run.objects.get(retry_of=run)) from None
+    return retry
+
+
+def _definitions(run: Run):
+    return run.batches.get("definitions", {}).items()
+
+
+def _data_version_of(batch: dict[str, Any]) -> str | None:
+    datasource = Datasource.objects.filter(pk=batch.get("datasource_id")).first()
+    return _data_version(datasource, batch["table"]) if datasource else None
+
+
+def enqueue(run: Run) -> None:
+    from .tasks import enqueue_run
+
+    enqueue_run(run)
 
 
 def _business_time(biz_date: date) -> datetime:

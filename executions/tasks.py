@@ -3,40 +3,77 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+import time
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.utils import timezone
 
+from . import heartbeat, reaper
 from .jobs import build_job
-from .launcher import launch
+from .launcher import RunStopped, launch
 from .models import Run
 from .recording import fail_run, record_results
 
 log = logging.getLogger(__name__)
 
+# Celery's own limits are a backstop behind the run's time limit, which the run watcher enforces
+# (executions/launcher.py): the soft one fires if cancelling the Spark jobs did not end the run,
+# the hard one kills the pool process (its run then ends `error` through the reaper).
+BACKSTOP_SOFT, BACKSTOP_HARD = 60, 120
+
+
+def time_limit_message() -> str:
+    return (
+        f"The run took longer than its time limit ({_duration(settings.DQ_RUN_TIME_LIMIT)}) and was stopped. "
+        "Make the checks cheaper (a filter on a partition, a sample), or raise the limit with the "
+        "DQ_RUN_TIME_LIMIT setting (seconds) and restart the workers."
+    )
+
+
+def _duration(seconds: int) -> str:
+    return f"{seconds // 60} min" if seconds % 60 == 0 else f"{seconds} s"
+
 
 @shared_task(
     name="executions.tasks.execute_run",
-    acks_late=True,  # a worker killed mid-run leaves the message for redelivery; claim() stops a rerun
-    reject_on_worker_lost=False,
-    soft_time_limit=settings.DQ_RUN_SOFT_TIME_LIMIT,
-    time_limit=settings.DQ_RUN_TIME_LIMIT,
+    acks_late=True,  # acknowledged at the end: a worker holds one run message at a time (prefetch 1)
+    reject_on_worker_lost=False,  # a run that kills its worker is not redelivered; the reaper ends it
+    soft_time_limit=settings.DQ_RUN_TIME_LIMIT + BACKSTOP_SOFT,
+    time_limit=settings.DQ_RUN_TIME_LIMIT + BACKSTOP_HARD,
 )
 def execute_run(run_id: int, attempt: int) -> str:
-    if not Run.claim(run_id, attempt):
+    if not Run.claim(run_id, attempt, heartbeat.worker_name()):
         log.info("Run %s attempt %s is not queued any more; this delivery does nothing.", run_id, attempt)
         return "skipped"
-    run = Run.objects.get(pk=run_id)
+    with heartbeat.holding(run_id):
+        return execute_claimed_run(Run.objects.get(pk=run_id))
+
+
+def execute_claimed_run(run: Run) -> str:
+    """Run the engine on a run this process claimed, within its time limit, until cancelled."""
+    deadline = time.monotonic() + settings.DQ_RUN_TIME_LIMIT
+
+    def should_stop() -> str | None:  # asked by the run watcher, in its own thread
+        if time.monotonic() > deadline:
+            return time_limit_message()
+        status = Run.objects.filter(pk=run.pk).values_list("status", flat=True).first()
+        if status != Run.Status.RUNNING:  # cancelled (or ended by the reaper): nothing to record
+            return f"The run is {status} now."
+        return None
+
     try:
-        document = launch(build_job(run))
+        document = launch(build_job(run), should_stop)
+    except RunStopped as stop:
+        run.refresh_from_db()
+        if run.status == Run.Status.RUNNING:  # the time limit; a cancelled run keeps its end
+            fail_run(run, str(stop))
+        return run.status
     except SoftTimeLimitExceeded:
-        fail_run(run, f"The run exceeded its time limit ({settings.DQ_RUN_SOFT_TIME_LIMIT} s) and was stopped.")
+        fail_run(run, time_limit_message())
         return "error"
     except Exception as exc:  # noqa: BLE001 — any engine failure must end the run, never leave it running
-        log.exception("Run %s failed in the engine", run_id)
+        log.exception("Run %s failed in the engine", run.pk)
         fail_run(run, f"The engine could not run the checks: {exc}")
         return "error"
     record_results(run, document)
@@ -44,12 +81,12 @@ def execute_run(run_id: int, attempt: int) -> str:
 
 
 @shared_task(name="executions.tasks.reap_stale_runs")
-def reap_stale_runs() -> int:
-    """Runs still `running` past the hard time limit lost their worker: end them as `error`."""
-    cutoff = timezone.now() - timedelta(seconds=settings.DQ_RUN_TIME_LIMIT + settings.DQ_REAPER_GRACE)
-    stale = Run.objects.filter(status=Run.Status.RUNNING, started_at__lt=cutoff)
-    count = 0
-    for run in stale:
-        fail_run(run, "The worker running this run stopped (killed or lost) before it finished; run the checks again.")
-        count += 1
-    return count
+def reap_stale_runs() -> dict[str, int]:
+    """Runs whose worker died end `error`; queued runs whose message was lost are sent again.
+    Beat runs it in its own process (dq_platform/beat.py), so that it works with every worker dead."""
+    return reaper.reap(send=enqueue_run)
+
+
+def enqueue_run(run: Run) -> None:
+    """Send a run's task to the queue its workers consume (after commit: executions.starting)."""
+    execute_run.apply_async(args=[run.pk, run.attempt], queue=settings.DQ_SPARK_QUEUE)

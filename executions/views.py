@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from rules.models import Check
@@ -13,7 +13,7 @@ from rules.models import Check
 from . import error_rows
 from .models import Result, Run
 from .serializers import HistoryPointSerializer, ResultSerializer, RunRequestSerializer, RunSerializer
-from .starting import RunRequestInvalid, start_run
+from .starting import RunAlreadyRetried, RunRequestInvalid, retry_run, start_run
 
 MAX_PAGE_SIZE = 500
 # Who may read runs, results and error rows: Run.objects.visible_to / Result.objects.visible_to,
@@ -66,6 +66,26 @@ class ResultFilters(serializers.Serializer):
     run = _id_field("run")
 
 
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state of the resource."
+    default_code = "conflict"
+
+
+API_ERROR = inline_serializer(
+    "ApiError", {"message": serializers.CharField(), "fields": serializers.DictField(child=serializers.ListField())}
+)
+
+
+def _run_action_responses(success: int, what: str, conflict: str) -> dict:
+    return {
+        success: RunSerializer,
+        403: OpenApiResponse(API_ERROR, description=f"Only the run's author or an administrator may {what} it."),
+        404: OpenApiResponse(API_ERROR, description="No such run, or one you may not see."),
+        409: OpenApiResponse(API_ERROR, description=conflict),
+    }
+
+
 class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Runs of checks. POST answers 202 at once; the run page polls GET …/{id}/ until it ends."""
 
@@ -109,6 +129,49 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         except RunRequestInvalid as exc:
             raise ValidationError(exc.fields) from None
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+
+    @extend_schema(
+        request=None,
+        responses=_run_action_responses(200, "cancel", "The run has already ended."),
+        description="Cancel a queued or running run: it ends `cancelled` at once, with no results, and its "
+        "worker stops the run's Spark jobs within about two seconds. For the run's author and administrators.",
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        run = self._run_the_user_may_change(request, "cancel")
+        if run.status in Run.FINISHED or not run.cancel(request.user):
+            raise Conflict(f"Run {run.pk} has already ended ({run.status}); there is nothing to cancel.")
+        return Response(RunSerializer(run).data)
+
+    @extend_schema(
+        request=None,
+        responses=_run_action_responses(
+            202, "retry", "The run has not ended yet, or it was retried already (retry its retry)."
+        ),
+        description="Start a new attempt of a finished run: the same check versions and frozen batches, "
+        "`attempt` one more, `retry_of` this run, the same trigger. A run is retried once; retry its retry "
+        "after that. For the run's author and administrators.",
+    )
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        run = self._run_the_user_may_change(request, "retry")
+        if run.status not in Run.FINISHED:
+            raise Conflict(f"Run {run.pk} is still {run.status}; only a run that has ended can be retried.")
+        try:
+            retry = retry_run(run, request.user)
+        except RunAlreadyRetried as exc:
+            raise Conflict(f"{exc} Retry that one instead.") from None
+        except RunRequestInvalid as exc:
+            raise ValidationError(exc.fields) from None
+        return Response(RunSerializer(retry).data, status=status.HTTP_202_ACCEPTED)
+
+    def _run_the_user_may_change(self, request, what: str) -> Run:
+        if not str(self.kwargs["pk"]).isdigit():
+            raise Http404
+        run = get_object_or_404(Run.objects.visible_to(request.user), pk=int(self.kwargs["pk"]))
+        if not run.may_be_changed_by(request.user):
+            raise PermissionDenied(f"Only the run's author or an administrator may {what} run {run.pk}.")
+        return run
 
 
 class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -108,11 +108,15 @@ MATRIX = [
     (CREATED, "GET /runs/?check={check} lists run_a", Y, N, Y),
     (CREATED, "GET /runs/{run_a}/", 200, 404, 200),
     (CREATED, "POST /runs/ +run_check", 202, 400, 202),
+    (CREATED, "POST /runs/{run_a}/cancel/", 409, 404, 409),  # 409: it has ended
+    (CREATED, "POST /runs/{run_a}/retry/", 202, 404, 202),
     (MOVED, "GET /runs/ lists run_a", Y, N, Y),
     (MOVED, "GET /runs/ lists run_b", Y, Y, Y),
     (MOVED, "GET /runs/{run_a}/", 200, 404, 200),
     (MOVED, "GET /runs/{run_b}/", 200, 200, 200),
     (MOVED, "POST /runs/ +run_check", 202, 202, 202),
+    (MOVED, "POST /runs/{run_a}/retry/", 202, 404, 202),
+    (MOVED, "POST /runs/{run_b}/retry/", 202, 403, 202),  # the outsider sees run_b but did not start it
     (RESTRICTED, "GET /runs/ lists run_b", Y, N, Y),
     (RESTRICTED, "GET /runs/{run_a}/", 200, 404, 200),
     (RESTRICTED, "GET /runs/{run_b}/", 200, 404, 200),
@@ -120,6 +124,7 @@ MATRIX = [
     (DELETED, "GET /runs/ lists run_a", Y, N, Y),
     (DELETED, "GET /runs/{run_a}/", 200, 404, 200),
     (DELETED, "POST /runs/ +run_check", 400, 400, 400),  # a deleted datasource is not read any more
+    (DELETED, "POST /runs/{run_a}/retry/", 400, 404, 400),
     (MOVED_DELETED, "GET /runs/{run_a}/", 200, 404, 200),
     (MOVED_DELETED, "GET /runs/{run_b}/", 200, 200, 200),
     (MOVED_DELETED, "POST /runs/ +run_check", 202, 202, 202),

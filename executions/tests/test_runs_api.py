@@ -1,14 +1,11 @@
-"""POST /api/v1/runs/ validation, idempotency, claiming and the reaper (no worker needed)."""
+"""POST /api/v1/runs/ validation, idempotency and claiming (no worker needed; the reaper: test_reaper.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
 from executions.models import Run
-from executions.tasks import execute_run, reap_stale_runs
+from executions.tasks import execute_run
 
 pytestmark = pytest.mark.django_db
 
@@ -96,20 +93,6 @@ def test_a_second_delivery_of_the_same_task_does_nothing(cast, api_as, check_id)
     assert execute_run.run(run_id, 1) == "skipped"
     assert Run.objects.get(pk=run_id).status == "running"
     assert execute_run.run(run_id, 2) == "skipped"  # a stale attempt number
-
-
-def test_the_reaper_ends_a_run_whose_worker_died_as_error(cast, api_as, check_id, settings):
-    run_id = api_as(cast.author).post("/api/v1/runs/", {"checks": [check_id]}, format="json").json()["id"]
-    Run.claim(run_id, 1)
-    settings.DQ_RUN_TIME_LIMIT, settings.DQ_REAPER_GRACE = 60, 0
-    assert reap_stale_runs() == 0  # still within its limit
-    Run.objects.filter(pk=run_id).update(started_at=timezone.now() - timedelta(seconds=61))
-    assert reap_stale_runs() == 1
-    run = Run.objects.get(pk=run_id)
-    assert run.status == "error" and "stopped" in run.message and run.finished_at
-    result = run.results.get()
-    assert result.status == "error" and result.message == run.message
-    assert run.blocking is True  # the check's strategy is `block`: it fails closed
 
 
 def test_error_rows_paging_is_validated(cast, api_as, check_id):

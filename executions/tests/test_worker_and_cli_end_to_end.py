@@ -1,18 +1,12 @@
-"""The scheduler CLI's exit codes, and a worker killed mid-run, with the real worker."""
+"""The scheduler CLI's exit codes, with the real worker (a worker killed mid-run: test_run_lifecycle_with_workers)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
-
-from executions.models import Run
-from executions.tasks import reap_stale_runs
 
 from .conftest import SCHEMA, VERDICT
 from .conftest import create_check as _check
@@ -50,42 +44,3 @@ def test_the_cli_exits_0_1_or_2_and_prints_a_summary(cast, api_as, warehouse, ce
     assert "FAIL" in blocked.stdout and "blocking" in blocked.stderr
     unknown = _dq_run(celery_worker_process, "--check", "99999", "--wait")
     assert unknown.returncode == 2 and "Unknown check id(s): 99999" in unknown.stderr
-
-
-def test_a_killed_worker_leaves_its_run_error_not_running_forever(
-    cast,
-    api_as,
-    warehouse,
-    celery_worker_process,
-    settings,
-):
-    client = api_as(cast.author)
-    slow = _check(
-        client,
-        "slow cross join",
-        "custom_sql",
-        src_datasource_id=warehouse.pk,
-        src_table=f"{SCHEMA}.big",
-        statistics_name="pairs",
-        statistics_execute_sql="SELECT count(*) AS n FROM ${src_table} a CROSS JOIN ${src_table} b "
-        "CROSS JOIN ${src_table} c",
-        **VERDICT,
-    )
-    run_id = client.post("/api/v1/runs/", {"checks": [slow]}, format="json").json()["id"]
-    deadline = time.monotonic() + 120
-    while Run.objects.get(pk=run_id).status != "running":
-        assert time.monotonic() < deadline, "the worker never picked the run up"
-        time.sleep(0.5)
-    time.sleep(3)  # let Spark get going
-    celery_worker_process.kill()
-    try:
-        assert Run.objects.get(pk=run_id).status == "running"
-        settings.DQ_RUN_TIME_LIMIT, settings.DQ_REAPER_GRACE = 1, 0  # the limit has passed
-        time.sleep(1.5)
-        assert reap_stale_runs() == 1
-        run = client.get(f"/api/v1/runs/{run_id}/").json()
-        assert run["status"] == "error" and "stopped (killed or lost)" in run["message"]
-        assert run["results"][0]["status"] == "error"
-    finally:
-        celery_worker_process.start()  # later tests get a worker again
-    assert os.path.exists(django_settings.DATABASES["default"]["NAME"])

@@ -1,7 +1,7 @@
 """`python manage.py dq_run --check ID [--check ID …] [--biz-date D] --wait` for schedulers.
 
 Exit codes: 0 nothing blocks, 1 the run is blocking (a `block` check failed), 2 on error (bad
-input, a check that could not be evaluated, or the wait timed out).
+input, a check that could not be evaluated, a cancelled run, or the wait timed out).
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ class Command(BaseCommand):
             return
         run = self._wait(run, options["timeout"])
         self._summary(run, user)
-        if run.status == Run.Status.ERROR:
-            self._exit(EXIT_ERROR, f"Run {run.pk} ended in error: {run.message}")
+        if run.status in (Run.Status.ERROR, Run.Status.CANCELLED):  # a cancelled run checked nothing
+            self._exit(EXIT_ERROR, f"Run {run.pk} ended with status {run.status}: {run.message}")
         if run.blocking:
             self._exit(EXIT_BLOCKING, f"Run {run.pk} is blocking: a check with failure strategy 'block' failed.")
         self.stdout.write(f"Run {run.pk} {run.status}; nothing blocks.")

@@ -11,6 +11,7 @@ from rules.models import CheckVersion, RuleTemplate, content_hash
 from . import history
 from .evaluation import evaluate
 from .models import Result, Run, StatisticValue
+from .signals import run_finished
 
 VERDICT_FIELDS = ("check_type", "operator", "threshold", "failure_strategy", "comparison_type", "comparison_value")
 
@@ -43,6 +44,7 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
             spark_application_id=document.get("spark_application_id") or "",
             plan=document.get("plan") or {},
         )
+        transaction.on_commit(lambda: run_finished.send_robust(sender=Run, run=run))
 
 
 def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backfill: bool) -> Result:

@@ -11,9 +11,14 @@ import pytest
 from django.db import transaction
 
 from watching.models import Incident, Schedule
-from watching.tests.conftest import eager_celery, lake, make_check, record_run, webhook_server  # noqa: F401
+from watching.tests import conftest as watching_fixtures
+from watching.tests.conftest import record_run
 
 from .conftest import sign_in, unexpected
+
+# The fixtures of watching/tests, shared here.
+eager_celery, lake = watching_fixtures.eager_celery, watching_fixtures.lake
+make_check, webhook_server = watching_fixtures.make_check, watching_fixtures.webhook_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -45,7 +50,9 @@ def test_an_author_schedules_a_check_reading_its_cron_in_words_and_pauses_it(
     table.get_by_text("every day at 02:00 Asia/Shanghai").wait_for()
     table.get_by_text("orders · statuses present").wait_for()
     schedule = Schedule.objects.get()
-    assert schedule.cron == "0 2 * * *" and schedule.timezone == "Asia/Shanghai" and list(schedule.checks.all()) == [check]
+    assert (
+        schedule.cron == "0 2 * * *" and schedule.timezone == "Asia/Shanghai" and list(schedule.checks.all()) == [check]
+    )
     page.get_by_test_id(f"schedule-enabled-{schedule.pk}").click()
     table.get_by_text("Paused").wait_for()
     shots("schedules-paused", readme="schedules")

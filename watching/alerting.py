@@ -98,7 +98,7 @@ def join(incident: Incident, result: Result, now: datetime) -> bool:
 
 
 def queue_messages(run: Run, failures: list[Failure], recoveries: list[Incident], now: datetime) -> list[Notification]:
-    """One Notification per channel that wants any of it; deliveries are enqueued after commit."""
+    """One Notification per channel that wants any of it (the task enqueues their deliveries)."""
     if not failures and not recoveries:
         return []
     created: list[Notification] = []
@@ -122,13 +122,4 @@ def queue_messages(run: Run, failures: list[Failure], recoveries: list[Incident]
         told.update(f.incident.pk for f in mine)
         created.append(notification)
     Incident.objects.filter(pk__in=told).update(last_notified_at=now)
-    ids = [n.pk for n in created]
-    transaction.on_commit(lambda: enqueue_deliveries(ids))
     return created
-
-
-def enqueue_deliveries(notification_ids: list[int]) -> None:
-    from .tasks import deliver_notification
-
-    for notification_id in notification_ids:
-        deliver_notification.apply_async(args=[notification_id, 1], queue=settings.CELERY_TASK_DEFAULT_QUEUE)

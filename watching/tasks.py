@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import IntegrityError
+from django.conf import settings
+from django.db import IntegrityError, transaction
 
 from . import alerting, delivery, firing
 
@@ -25,7 +26,14 @@ def fire_due_schedules() -> int:
     max_retries=5,
 )
 def alert_on_run(self, run_id: int) -> int:
-    return len(alerting.alert_on_run(run_id))
+    ids = [n.pk for n in alerting.alert_on_run(run_id)]
+    transaction.on_commit(lambda: enqueue_deliveries(ids))  # at once, unless inside a transaction
+    return len(ids)
+
+
+def enqueue_deliveries(notification_ids: list[int]) -> None:
+    for notification_id in notification_ids:
+        deliver_notification.apply_async(args=[notification_id, 1], queue=settings.CELERY_TASK_DEFAULT_QUEUE)
 
 
 @shared_task(bind=True, name="watching.tasks.deliver_notification", acks_late=True, soft_time_limit=60, time_limit=90)

@@ -1,6 +1,15 @@
 """Firing schedules: each tick of beat, every enabled schedule whose next slot has come starts
 one run (trigger `schedule`), keyed by schedule and slot so the slot runs once however many beats
-or ticks see it."""
+or ticks see it.
+
+Why one beat task that computes due slots rather than a django-celery-beat PeriodicTask and
+CrontabSchedule per schedule: (1) beat does not tell a task which slot it fires for, yet the run's
+business date and idempotency key come from the slot; (2) django-celery-beat 2.9's
+DatabaseScheduler only loads crontab entries whose hour lies within two hours of now, so a slot
+missed while beat was down would fire up to a day late, at a time that is no slot; (3) the
+Schedule row stays the one source of truth, with nothing to keep in sync. Beat (the
+DatabaseScheduler, configured in settings) still drives it: `fire-due-schedules` in
+CELERY_BEAT_SCHEDULE."""
 
 from __future__ import annotations
 

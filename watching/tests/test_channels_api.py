@@ -119,3 +119,17 @@ def test_send_test_delivers_to_a_real_webhook_and_records_it(cast, api_as, webho
     failed = client.post(f"{URL}{channel['id']}/test/").json()
     assert failed["ok"] is False and "HTTP 500" in failed["message"] and "hook-Secret-7781" not in failed["message"]
     assert list(Notification.objects.values_list("event", "status")) == [("test", "failed"), ("test", "sent")]
+
+
+def test_rotate_secrets_re_encrypts_channel_targets_under_the_new_key(cast, api_as, settings):
+    from cryptography.fernet import Fernet
+    from django.core.management import call_command
+
+    channel_id = api_as(cast.admin).post(
+        URL, {"name": "hook", "kind": "webhook", "target": TARGETS["webhook"][0]}, format="json"
+    ).json()["id"]
+    new_key = Fernet.generate_key().decode()
+    settings.DQ_FERNET_KEYS = [new_key, *settings.DQ_FERNET_KEYS]
+    call_command("rotate_secrets")
+    settings.DQ_FERNET_KEYS = [new_key]  # the old key dropped: the target must still read
+    assert AlertChannel.objects.get(pk=channel_id).target == TARGETS["webhook"][0]

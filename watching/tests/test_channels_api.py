@@ -125,9 +125,11 @@ def test_rotate_secrets_re_encrypts_channel_targets_under_the_new_key(cast, api_
     from cryptography.fernet import Fernet
     from django.core.management import call_command
 
-    channel_id = api_as(cast.admin).post(
-        URL, {"name": "hook", "kind": "webhook", "target": TARGETS["webhook"][0]}, format="json"
-    ).json()["id"]
+    channel_id = (
+        api_as(cast.admin)
+        .post(URL, {"name": "hook", "kind": "webhook", "target": TARGETS["webhook"][0]}, format="json")
+        .json()["id"]
+    )
     new_key = Fernet.generate_key().decode()
     settings.DQ_FERNET_KEYS = [new_key, *settings.DQ_FERNET_KEYS]
     call_command("rotate_secrets")

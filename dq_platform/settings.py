@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "datasources",
     "rules",
     "executions",
+    "watching",
     "demo",
 ]
 
@@ -291,14 +292,43 @@ if DQ_RUN_CLAIM_TIMEOUT < 1 or DQ_RUN_MAX_ENQUEUES < 1:
     raise ImproperlyConfigured("DQ_RUN_CLAIM_TIMEOUT and DQ_RUN_MAX_ENQUEUES must be at least 1.")
 # How often beat runs the reaper, in beat's own process (dq_platform/beat.py), never in a worker.
 DQ_REAPER_INTERVAL = _env("int", "DQ_REAPER_INTERVAL", default=30)
+# How often beat looks for schedule slots that have come (watching/); a slot fires within this.
+DQ_SCHEDULE_TICK = _env("float", "DQ_SCHEDULE_TICK", default=15.0)
+if not 1 <= DQ_SCHEDULE_TICK <= 60:
+    raise ImproperlyConfigured("DQ_SCHEDULE_TICK must be between 1 and 60 seconds.")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-runs": {"task": "executions.tasks.reap_stale_runs", "schedule": DQ_REAPER_INTERVAL},
+    "fire-due-schedules": {
+        "task": "watching.tasks.fire_due_schedules",
+        "schedule": DQ_SCHEDULE_TICK,
+        "options": {"expires": DQ_SCHEDULE_TICK * 4},  # a stale tick is useless: the next one covers it
+    },
 }
 DQ_CONNECT_TIMEOUT = _env("int", "DQ_CONNECT_TIMEOUT", default=5)
 if not 1 <= DQ_CONNECT_TIMEOUT <= 120:
     raise ImproperlyConfigured("DQ_CONNECT_TIMEOUT must be between 1 and 120 seconds.")
 if DQ_ERROR_ROWS_LIMIT < 0:
     raise ImproperlyConfigured("DQ_ERROR_ROWS_LIMIT must be 0 or more.")
+
+# --- alerts (watching/) ---------------------------------------------------------------------------
+# Links in messages point here (the run page is DQ_PUBLIC_URL/runs/<id>).
+DQ_PUBLIC_URL = _env("str", "DQ_PUBLIC_URL", default="http://127.0.0.1:8000").rstrip("/")
+if not DQ_PUBLIC_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured("DQ_PUBLIC_URL must start with http:// or https://.")
+# A failing check's incident is said again after this many seconds (or when its blocking changes).
+DQ_REALERT_AFTER = _env("int", "DQ_REALERT_AFTER", default=24 * 3600)
+DQ_NOTIFY_ATTEMPTS = _env("int", "DQ_NOTIFY_ATTEMPTS", default=5)
+DQ_NOTIFY_BACKOFF = _env("float", "DQ_NOTIFY_BACKOFF", default=30.0)  # seconds, doubled per attempt
+if DQ_REALERT_AFTER < 0 or DQ_NOTIFY_ATTEMPTS < 1 or DQ_NOTIFY_BACKOFF < 0:
+    raise ImproperlyConfigured(
+        "DQ_REALERT_AFTER and DQ_NOTIFY_BACKOFF must be 0 or more, DQ_NOTIFY_ATTEMPTS 1 or more."
+    )
+# The SMTP server of `email` alert channels: smtp://user:password@host:587 (+tls), smtps://… (ssl).
+try:
+    vars().update(env.email_url("EMAIL_URL", default="smtp://127.0.0.1:25"))
+except (ValueError, KeyError) as exc:
+    raise ImproperlyConfigured(f"Environment variable EMAIL_URL has a bad value: {exc}") from exc
+DEFAULT_FROM_EMAIL = _env("str", "DEFAULT_FROM_EMAIL", default="dq-platform@localhost")
 
 LOGGING = {
     "version": 1,

@@ -10,6 +10,7 @@ api_v1 = [
     path("", include("datasources.urls")),
     path("", include("rules.urls")),
     path("", include("executions.urls")),
+    path("", include("watching.urls")),
 ]
 
 urlpatterns = [
@@ -22,7 +23,11 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include(api_v1)),
     # The browser app's own routes (history mode): a reload or a shared link gets the shell too.
-    re_path(r"^(?:checks|runs|results|datasources|templates)(?:/.*)?$", views.home, name="spa"),
+    re_path(
+        r"^(?:checks|runs|results|datasources|templates|schedules|alert-channels|incidents)(?:/.*)?$",
+        views.home,
+        name="spa",
+    ),
 ]
 
 admin.site.site_header = "Data quality platform"

@@ -12,6 +12,7 @@ from rules.models import CheckVersion, content_hash
 from . import history
 from .evaluation import evaluate
 from .models import Result, Run, StatisticValue
+from .signals import run_finished
 
 VERDICT_FIELDS = ("check_type", "operator", "threshold", "failure_strategy", "comparison_type", "comparison_value")
 
@@ -47,6 +48,8 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
         )
         if not finished:  # cancelled or reaped meanwhile: that end stands, and these results go
             transaction.set_rollback(True)
+        else:
+            transaction.on_commit(lambda: run_finished.send_robust(sender=Run, run=run))
 
 
 def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backfill: bool) -> Result:

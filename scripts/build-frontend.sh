@@ -15,7 +15,9 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ -L node_modules ]; then
+  :  # a checkout sharing another's packages (a symlink): `npm ci` would empty the shared folder
+elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "Installing the browser app's packages (npm ci)..."
   npm ci --no-audit --no-fund --loglevel=error
 fi

@@ -164,6 +164,37 @@ MATRIX = [
     (DELETED, "GET /results/latest/ lists result_a", Y, N, Y),
     (DELETED, "GET /results/summary/ gives results", 1, 0, 1),
     (MOVED_DELETED, "GET /results/summary/ gives results", 2, 1, 2),
+    # --- schedules, alert channels, incidents, notifications, mutes (watching/) ----------------
+    (CREATED, "GET /schedules/ lists schedule", Y, N, Y),
+    (CREATED, "GET /schedules/{schedule}/", 200, 404, 200),
+    (CREATED, "GET /schedules/preview/?cron=0+2+*+*+*", 200, 200, 200),
+    (CREATED, "POST /schedules/ +new_schedule", 201, 400, 201),
+    (CREATED, "PATCH /schedules/{schedule}/ +pause", 200, 404, 200),
+    (CREATED, "DELETE /schedules/{schedule}/", 204, 404, 204),
+    (MOVED, "GET /schedules/{schedule}/", 200, 200, 200),  # a schedule is configuration, not data
+    (MOVED, "PATCH /schedules/{schedule}/ +pause", 200, 403, 200),
+    (RESTRICTED, "GET /schedules/ lists schedule", Y, N, Y),
+    (CREATED, "GET /alert-channels/ lists channel", Y, Y, Y),  # without their targets
+    (CREATED, "GET /alert-channels/{channel}/", 200, 200, 200),
+    (CREATED, "POST /alert-channels/ +new_channel", 403, 403, 201),
+    (CREATED, "PATCH /alert-channels/{channel}/ +rename", 403, 403, 200),
+    (CREATED, "DELETE /alert-channels/{channel}/", 403, 403, 204),
+    (CREATED, "POST /alert-channels/{channel}/test/", 403, 403, 200),
+    (CREATED, "GET /incidents/ lists incident", Y, N, Y),
+    (CREATED, "GET /incidents/{incident}/", 200, 404, 200),
+    (CREATED, "POST /incidents/{incident}/acknowledge/", 200, 404, 200),
+    (CREATED, "POST /incidents/{incident}/resolve/ +note", 200, 404, 200),
+    (MOVED, "GET /incidents/ lists incident", Y, N, Y),  # it shows result_a's numbers
+    (MOVED, "GET /incidents/{incident}/", 200, 404, 200),
+    (DELETED, "GET /incidents/{incident}/", 200, 404, 200),
+    (CREATED, "GET /notifications/ lists notification", Y, N, Y),
+    (CREATED, "GET /notifications/{notification}/", 200, 404, 200),
+    (MOVED, "GET /notifications/ lists notification", Y, N, Y),  # it tells of run_a
+    (MOVED_DELETED, "GET /notifications/{notification}/", 200, 404, 200),
+    (CREATED, "GET /checks/{check}/mute/", 200, 404, 200),
+    (CREATED, "POST /checks/{check}/mute/ +mute", 200, 404, 200),
+    (CREATED, "DELETE /checks/{check}/mute/", 204, 404, 204),
+    (MOVED, "POST /checks/{check}/mute/ +mute", 200, 403, 200),
 ]
 
 
@@ -198,6 +229,12 @@ BODIES = {
     "import_on_A": lambda w: _import_yaml("restricted"),
     "import_on_B": lambda w: _import_yaml("open"),
     "run_check": lambda w: {"checks": [w.ids["check"]]},
+    "new_schedule": lambda w: {"name": "another schedule", "cron": "0 3 * * *", "checks": [w.ids["check"]]},
+    "pause": lambda w: {"enabled": False},
+    "new_channel": lambda w: {"name": "another channel", "kind": "webhook", "target": "http://127.0.0.1:9/hook"},
+    "rename": lambda w: {"name": "renamed channel"},
+    "note": lambda w: {"note": "known; the loader is fixed"},
+    "mute": lambda w: {"until": "2099-01-01T00:00:00Z", "reason": "maintenance"},
 }
 
 
@@ -239,7 +276,36 @@ def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> Wor
     check = world.must("member", "POST", "/checks/", {**BODIES["new_check_on_A"](world), "name": CHECK_NAME}, 201)
     world.ids["check"] = check["id"]
     world.run_check("a")
+    _watch(world)
     return world
+
+
+def _watch(world: World) -> None:
+    """A schedule of the member's, an admin's alert channel, the incident run_a's failure opened
+    and the message it sent (made directly: the alerting itself is tested in watching/tests)."""
+    from watching.models import AlertChannel, Incident, Notification
+
+    schedule = world.must("member", "POST", "/schedules/", {**BODIES["new_schedule"](world), "name": "nightly"}, 201)
+    world.ids["schedule"] = schedule["id"]
+    channel = AlertChannel(name="team hook", kind="webhook", notify_on=["fail", "error"])
+    channel.target = "http://127.0.0.1:9/hook"  # nothing listens: a test send answers ok=false
+    channel.save()
+    world.ids["channel"] = channel.pk
+    result = Result.objects.get(pk=world.ids["result_a"])
+    incident = Incident.objects.create(
+        rule_check_id=world.ids["check"], outcome="fail", first_result=result, last_result=result
+    )
+    world.ids["incident"] = incident.pk
+    notification = Notification.objects.create(
+        channel=channel,
+        channel_name=channel.name,
+        channel_kind=channel.kind,
+        run_id=world.ids["run_a"],
+        subject="1 check failed",
+        body="orders statuses failed",
+    )
+    notification.incidents.add(incident)
+    world.ids["notification"] = notification.pk
 
 
 def _move(world: World) -> None:
@@ -269,6 +335,8 @@ REQUEST = re.compile(
 
 def _shown(world: World, body: Any, thing: str, text: str) -> bool:
     """Does a list answer show `thing` (an object of the world, or a check version "v1")?"""
+    if isinstance(body, dict) and "results" in body:
+        body = body["results"]  # a paged list: this page (the world is smaller than one)
     if thing == "check" and text.startswith(("version:", "checks:")):
         return CHECK_NAME in text  # the YAML export
     if thing.startswith("v"):

@@ -46,6 +46,10 @@ const routes: RouteRecordRaw[] = [
     component: () => import('./pages/templates/TemplatesPage.vue'),
     meta: { title: 'Rule templates' },
   },
+  // Schedules, alert channels and incidents (watching/).
+  { path: '/schedules', name: 'schedules', component: () => import('./pages/watching/SchedulesPage.vue'), meta: { title: 'Schedules' } },
+  { path: '/incidents', name: 'incidents', component: () => import('./pages/watching/IncidentsPage.vue'), meta: { title: 'Incidents' } },
+  { path: '/alert-channels', name: 'alert-channels', component: () => import('./pages/watching/AlertChannelsPage.vue'), meta: { title: 'Alert channels' } },
   { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'Not found' } },
 ]
 

@@ -1,3 +1,4 @@
+from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -6,7 +7,7 @@ from datasources.models import Datasource
 
 
 class Command(BaseCommand):
-    help = "Re-encrypt every stored datasource secret under the first key of DQ_FERNET_KEYS."
+    help = "Re-encrypt every stored secret (datasource passwords, alert channel targets) under the first key of DQ_FERNET_KEYS."
 
     def handle(self, *args, **options):
         rotated = 0
@@ -18,4 +19,13 @@ class Command(BaseCommand):
                     raise CommandError(f"Datasource {datasource.name!r}: {exc}") from None
                 datasource.save(update_fields=["password_ciphertext"])
                 rotated += 1
-        self.stdout.write(f"Re-encrypted {rotated} datasource secret(s) under the first key.")
+            # Alert channel targets (watching/) hold tokens too; looked up by name, so datasources
+            # does not import the app that builds on it.
+            for channel in apps.get_model("watching", "AlertChannel").objects.select_for_update():
+                try:
+                    channel.target_ciphertext = crypto.rotate(channel.target_ciphertext)
+                except crypto.SecretDecryptionError as exc:
+                    raise CommandError(f"Alert channel {channel.name!r}: {exc}") from None
+                channel.save(update_fields=["target_ciphertext"])
+                rotated += 1
+        self.stdout.write(f"Re-encrypted {rotated} secret(s) under the first key.")

@@ -1,0 +1,173 @@
+import { API, http } from '@/http'
+
+// Schedules, alert channels, incidents and notifications (watching/ on the server). Every list
+// pages on the server: {count, next, previous, results}.
+
+export interface Page<T> {
+  count: number
+  next: string | null
+  previous: string | null
+  results: T[]
+}
+
+/** A list endpoint that may answer a page or (before server paging) a bare array. */
+export function rowsOf<T>(body: Page<T> | T[]): T[] {
+  return Array.isArray(body) ? body : body.results
+}
+
+export interface Schedule {
+  id: number
+  name: string
+  cron: string
+  timezone: string
+  description: string
+  next_runs: string[]
+  missed_slot_policy: string
+  checks: number[]
+  check_names: { id: number; name: string }[]
+  enabled: boolean
+  biz_date_offset_days: number
+  owner: string | null
+  can_edit: boolean
+  last_slot: string | null
+  last_run: number | null
+  last_message: string
+  created_at: string
+  updated_at: string
+}
+
+export interface ScheduleInput {
+  name: string
+  cron: string
+  timezone: string
+  checks: number[]
+  enabled: boolean
+  biz_date_offset_days: number
+}
+
+export interface CronPreview {
+  cron: string
+  timezone: string
+  description: string
+  next_runs: string[]
+}
+
+export type ChannelKind = 'email' | 'webhook' | 'slack' | 'dingtalk' | 'wecom' | 'feishu' | 'telegram' | 'apprise'
+export type ChannelEvent = 'fail' | 'error' | 'recovery'
+
+export interface AlertChannel {
+  id: number
+  name: string
+  kind: ChannelKind
+  has_target: boolean
+  target_preview: string
+  notify_on: ChannelEvent[]
+  checks: number[]
+  datasources: number[]
+  created_at: string
+  updated_at: string
+}
+
+export interface AlertChannelInput {
+  name: string
+  kind: ChannelKind
+  target?: string
+  notify_on: ChannelEvent[]
+  checks: number[]
+  datasources: number[]
+}
+
+export type IncidentStatus = 'open' | 'acknowledged' | 'resolved'
+
+export interface Incident {
+  id: number
+  check: number
+  check_name: string
+  status: IncidentStatus
+  outcome: 'fail' | 'error'
+  blocking: boolean
+  occurrences: number
+  opened_at: string
+  last_seen_at: string
+  last_notified_at: string | null
+  first_run: number
+  last_run: number
+  acknowledged_by: string | null
+  acknowledged_at: string | null
+  resolved_by: string | null
+  resolved_at: string | null
+  resolved_automatically: boolean
+  resolution_note: string
+  muted_until: string | null
+}
+
+export interface Notification {
+  id: number
+  channel: number | null
+  channel_name: string
+  channel_kind: string
+  run: number | null
+  incidents: number[]
+  event: 'run' | 'test'
+  subject: string
+  body: string
+  status: 'queued' | 'sending' | 'retrying' | 'sent' | 'failed'
+  attempt: number
+  error: string
+  created_at: string
+  sent_at: string | null
+  attempts: { number: number; at: string; ok: boolean; error: string }[]
+}
+
+export interface CheckMute {
+  check: number
+  until: string | null
+  reason: string
+  muted_by: string | null
+  created_at: string | null
+}
+
+export const CHANNEL_KINDS: { value: ChannelKind; label: string; placeholder: string }[] = [
+  { value: 'email', label: 'E-mail', placeholder: 'ops@example.com, dba@example.com' },
+  { value: 'webhook', label: 'Webhook (JSON POST)', placeholder: 'https://ci.example.com/hooks/data-quality?token=…' },
+  { value: 'slack', label: 'Slack', placeholder: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX' },
+  { value: 'dingtalk', label: 'DingTalk', placeholder: 'https://oapi.dingtalk.com/robot/send?access_token=…' },
+  { value: 'wecom', label: 'WeCom', placeholder: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…' },
+  { value: 'feishu', label: 'Feishu / Lark', placeholder: 'https://open.feishu.cn/open-apis/bot/v2/hook/…' },
+  { value: 'telegram', label: 'Telegram', placeholder: 'tgram://123456789:AAE…/-1001234567890' },
+  { value: 'apprise', label: 'Any Apprise URL', placeholder: 'msteams://…, discord://…, ntfys://…' },
+]
+
+/** A firing time as the server gives it (ISO, already in the schedule's timezone) → "2026-12-01 02:00". */
+export const slotText = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`
+
+const S = `${API}/schedules/`
+export const listSchedules = (params: { check?: number; page?: number; page_size?: number } = {}) =>
+  http.get<Page<Schedule>>(S, { ...params })
+export const createSchedule = (body: ScheduleInput) => http.post<Schedule>(S, body)
+export const updateSchedule = (id: number, body: Partial<ScheduleInput>) => http.patch<Schedule>(`${S}${id}/`, body)
+export const deleteSchedule = (id: number) => http.delete(`${S}${id}/`)
+export const previewCron = (cron: string, timezone: string, signal?: AbortSignal) =>
+  http.get<CronPreview>(`${S}preview/`, { cron, timezone }, signal)
+
+const C = `${API}/alert-channels/`
+export const listChannels = (params: { check?: number; page?: number; page_size?: number } = {}) =>
+  http.get<Page<AlertChannel>>(C, { ...params })
+export const createChannel = (body: AlertChannelInput) => http.post<AlertChannel>(C, body)
+export const updateChannel = (id: number, body: Partial<AlertChannelInput>) => http.patch<AlertChannel>(`${C}${id}/`, body)
+export const deleteChannel = (id: number) => http.delete(`${C}${id}/`)
+export const testChannel = (id: number) => http.post<{ ok: boolean; message: string }>(`${C}${id}/test/`)
+
+const I = `${API}/incidents/`
+export const listIncidents = (params: { status?: string; check?: number; page?: number; page_size?: number } = {}) =>
+  http.get<Page<Incident>>(I, { ...params })
+export const acknowledgeIncident = (id: number) => http.post<Incident>(`${I}${id}/acknowledge/`)
+export const resolveIncident = (id: number, note: string) => http.post<Incident>(`${I}${id}/resolve/`, { note })
+
+export const listNotifications = (params: { run?: number; page?: number; page_size?: number } = {}) =>
+  http.get<Page<Notification>>(`${API}/notifications/`, { ...params })
+
+export const getMute = (check: number) => http.get<CheckMute>(`${API}/checks/${check}/mute/`)
+export const muteCheck = (check: number, until: string, reason = '') =>
+  http.post<CheckMute>(`${API}/checks/${check}/mute/`, { until, reason })
+export const unmuteCheck = (check: number) => http.delete(`${API}/checks/${check}/mute/`)

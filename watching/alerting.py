@@ -1,0 +1,125 @@
+"""After a run ends: incidents follow the results, and each channel gets at most one message for
+the run. Called by `watching.tasks.alert_on_run` (enqueued when `executions` says a run finished),
+so a channel or a bug here can never change the run's results, which are committed already."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from executions.models import Result, Run
+
+from .messages import Failure, run_message
+from .models import AlertChannel, AlertedRun, CheckMute, Incident, Notification
+
+log = logging.getLogger(__name__)
+
+ALERT, RECOVERY = "alert", "recovery"
+ALERTING_STATUSES = (Result.Status.FAIL, Result.Status.ERROR)
+
+
+def alert_on_run(run_id: int) -> list[Notification]:
+    """Update incidents from the run's results and queue one message per matching channel.
+    A second call for the same run does nothing. Backfills (old business dates) and cancelled
+    runs neither open nor close incidents."""
+    run = Run.objects.get(pk=run_id)
+    if run.status not in (Run.Status.PASSED, Run.Status.FAILED, Run.Status.ERROR):
+        return []
+    if run.trigger == Run.Trigger.BACKFILL:
+        return []
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                AlertedRun.objects.create(run=run)
+        except IntegrityError:
+            log.info("Run %s was already alerted on; nothing to do.", run_id)
+            return []
+        now = timezone.now()
+        muted = CheckMute.muted_check_ids(now)
+        failures: list[Failure] = []
+        recoveries: list[Incident] = []
+        for result in run.results.select_related("check_version", "rule_check").order_by("id"):
+            change = track(result, now)
+            if change is None or result.rule_check_id in muted:
+                continue
+            what, incident = change
+            if what == ALERT:
+                failures.append(Failure(result, incident))
+            else:
+                recoveries.append(incident)
+        notifications = queue_messages(run, failures, recoveries, now)
+    return notifications
+
+
+def track(result: Result, now: datetime) -> tuple[str, Incident] | None:
+    """Move the check's incident on with this result; say whether people should hear of it."""
+    incident = Incident.objects.unresolved().filter(rule_check_id=result.rule_check_id).first()
+    if incident and incident.last_result_id > result.pk:
+        return None  # a later result already moved this incident on (tasks ran out of order)
+    if result.status in ALERTING_STATUSES:
+        if incident is None:
+            incident = Incident.objects.create(
+                rule_check_id=result.rule_check_id,
+                outcome=result.status,
+                blocking=result.blocks,
+                first_result=result,
+                last_result=result,
+                opened_at=now,
+                last_seen_at=now,
+            )
+            return ALERT, incident
+        return (ALERT, incident) if join(incident, result, now) else None
+    if result.status == Result.Status.PASS and incident:
+        told = incident.last_notified_at is not None
+        incident.resolve(None, note=f"Passed again in run {result.run_id}.", result=result)
+        return (RECOVERY, incident) if told else None
+    return None  # `unknown` (no history yet) neither opens nor closes an incident
+
+
+def join(incident: Incident, result: Result, now: datetime) -> bool:
+    """A later failure joins the incident. It is said again only when the blocking state changed,
+    or (while nobody has acknowledged it) DQ_REALERT_AFTER has passed since it was last said."""
+    blocking_changed = incident.blocking != result.blocks
+    realert_after = timedelta(seconds=settings.DQ_REALERT_AFTER)
+    due = incident.status == Incident.Status.OPEN and (
+        incident.last_notified_at is None or now - incident.last_notified_at >= realert_after
+    )
+    incident.last_result = result
+    incident.occurrences += 1
+    incident.last_seen_at = now
+    incident.outcome = result.status
+    incident.blocking = result.blocks
+    incident.save(update_fields=["last_result", "occurrences", "last_seen_at", "outcome", "blocking"])
+    return blocking_changed or due
+
+
+def queue_messages(run: Run, failures: list[Failure], recoveries: list[Incident], now: datetime) -> list[Notification]:
+    """One Notification per channel that wants any of it (the task enqueues their deliveries)."""
+    if not failures and not recoveries:
+        return []
+    created: list[Notification] = []
+    told: set[int] = set()
+    for channel in AlertChannel.objects.prefetch_related("checks", "datasources"):
+        mine = [f for f in failures if f.result.status in channel.notify_on and channel.covers(f.result.rule_check)]
+        back = [i for i in recoveries if "recovery" in channel.notify_on and channel.covers(i.rule_check)]
+        if not mine and not back:
+            continue
+        message = run_message(run, mine, back)
+        notification = Notification.objects.create(
+            channel=channel,
+            channel_name=channel.name,
+            channel_kind=channel.kind,
+            run=run,
+            subject=message.subject[:300],
+            body=message.text,
+            payload=message.payload,
+        )
+        notification.incidents.set([f.incident for f in mine] + back)
+        told.update(f.incident.pk for f in mine)
+        created.append(notification)
+    Incident.objects.filter(pk__in=told).update(last_notified_at=now)
+    return created

@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class WatchingConfig(AppConfig):
+    name = "watching"
+    verbose_name = "Schedules, alerts and incidents"
+
+    def ready(self) -> None:
+        from executions.signals import run_finished
+
+        from . import receivers
+
+        run_finished.connect(receivers.alert_on_finished_run, dispatch_uid="watching.alert_on_finished_run")
+        receivers.install_log_scrubbing()

@@ -1,0 +1,31 @@
+"""Any service Apprise speaks (Teams, Discord, PagerDuty, ntfy, …), given as one Apprise URL.
+Services of the local desktop or this machine's own logs make no sense on a server and are refused."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from .base import Message, TargetInvalid, apprise_send, require_apprise, url_preview
+
+LABEL = "Apprise URL"
+PLACEHOLDER = "msteams://…, discord://…, pagerduty://…, ntfys://… (see Apprise's list of services)"
+LOCAL_SCHEMES = {"windows", "macosx", "dbus", "kde", "qt", "glib", "gnome", "syslog", "rsyslog", "blink1"}
+
+
+def clean_target(target: str) -> str:
+    url = (target or "").strip()
+    scheme = urlsplit(url).scheme.lower()
+    if not url or not scheme:
+        raise TargetInvalid(f"An Apprise URL is required, e.g. {PLACEHOLDER}")
+    if scheme in LOCAL_SCHEMES:
+        raise TargetInvalid(f"`{scheme}://` notifies this server's own desktop or log; pick a remote service.")
+    require_apprise(url, PLACEHOLDER)
+    return url
+
+
+def preview(target: str) -> str:
+    return url_preview(target)
+
+
+def send(target: str, message: Message) -> None:
+    apprise_send(target, message)

@@ -1,0 +1,26 @@
+"""Slack: an incoming-webhook URL (https://hooks.slack.com/services/…) or an Apprise `slack://` URL."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from .base import Message, TargetInvalid, apprise_send, require_apprise, require_url, url_preview
+
+LABEL = "Slack"
+PLACEHOLDER = "https://hooks.slack.com/services/T000/B000/XXXXXXXX"
+
+
+def clean_target(target: str) -> str:
+    url = require_url(target, ("https", "slack"), PLACEHOLDER)
+    if url.startswith("https://") and urlsplit(url).hostname != "hooks.slack.com":
+        raise TargetInvalid(f"A Slack incoming webhook lives on hooks.slack.com, e.g. {PLACEHOLDER}")
+    require_apprise(url, PLACEHOLDER)
+    return url
+
+
+def preview(target: str) -> str:
+    return url_preview(target)
+
+
+def send(target: str, message: Message) -> None:
+    apprise_send(target, message)

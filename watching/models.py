@@ -1,0 +1,347 @@
+"""What the platform watches by itself: schedules that start runs, alert channels that carry
+messages, incidents that keep people from being paged twice for what they already know, and the
+record of every message sent."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.timezone import now as utc_now
+
+from datasources import crypto
+from rules.models import Check
+
+from . import cron
+
+
+# --- schedules ------------------------------------------------------------------------------
+class ScheduleQuerySet(models.QuerySet):
+    def visible_to(self, user) -> ScheduleQuerySet:
+        """A schedule is seen by whoever may see all of its live checks (admins see every one).
+        Soft-deleted checks have left the schedule, so they hide nothing."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        hidden = Check.objects.alive().exclude(pk__in=Check.objects.visible_to(user).values("pk"))
+        return self.exclude(checks__in=hidden).distinct()
+
+
+class Schedule(models.Model):
+    """Checks run on a cron in a timezone. `watching.tasks.fire_due_schedules` (a beat task every
+    DQ_SCHEDULE_TICK seconds) starts one run per slot; see `due_slot` for the missed-slot policy."""
+
+    name = models.CharField(max_length=200)
+    cron = models.CharField(max_length=120, help_text="Five cron fields, e.g. `0 2 * * *`.")
+    timezone = models.CharField(max_length=64, default="UTC", help_text="IANA name, e.g. Asia/Shanghai.")
+    checks = models.ManyToManyField(Check, related_name="schedules")
+    enabled = models.BooleanField(default=True)
+    biz_date_offset_days = models.IntegerField(
+        default=-1, help_text="The run's business date is the slot's date in the timezone plus this."
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="dq_schedules"
+    )
+    # Slots before this instant never fire: set at creation, on re-enabling and on a new cron or
+    # timezone, so that a paused schedule does not catch up when it is resumed.
+    armed_at = models.DateTimeField(default=utc_now)
+    last_slot = models.DateTimeField(null=True, blank=True, help_text="The latest slot that started a run.")
+    last_run = models.ForeignKey("executions.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    last_message = models.TextField(blank=True, help_text="Why the latest slot started no run, if it did not.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ScheduleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """A new cron or timezone, or resuming a paused schedule, re-arms it: slots before now
+        (missed while paused or under the old cron) are not caught up."""
+        if self.pk:
+            before = Schedule.objects.filter(pk=self.pk).values("cron", "timezone", "enabled").first()
+            if before and (
+                before["cron"] != self.cron
+                or before["timezone"] != self.timezone
+                or (self.enabled and not before["enabled"])
+            ):
+                self.armed_at = timezone.now()
+        super().save(*args, **kwargs)
+
+    @property
+    def parsed_cron(self) -> cron.Cron:
+        return cron.parse(self.cron)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return cron.zone(self.timezone)
+
+    def describe(self) -> str:
+        return cron.describe(self.parsed_cron, self.timezone)
+
+    def next_slots(self, count: int = 5, after: datetime | None = None) -> list[datetime]:
+        return self.parsed_cron.next_slots(after or timezone.now(), self.zone, count)
+
+    def due_slot(self, now: datetime) -> datetime | None:
+        """The slot to fire now, if any. Policy for slots missed while beat was down: only the
+        latest missed slot runs, once; earlier ones are skipped. Slots before `armed_at` (made
+        while paused, or under an earlier cron) never run."""
+        if not self.enabled:
+            return None
+        not_before = max(self.armed_at, self.last_slot + timedelta(seconds=1)) if self.last_slot else self.armed_at
+        return self.parsed_cron.latest_slot(now, self.zone, not_before)
+
+    def biz_date_for(self, slot: datetime):
+        return slot.astimezone(self.zone).date() + timedelta(days=self.biz_date_offset_days)
+
+    def idempotency_key(self, slot: datetime) -> str:
+        """One run per schedule and slot, however many beats or ticks see the slot."""
+        return f"schedule:{self.pk}:{slot.astimezone(self.zone).isoformat()}"
+
+    def live_checks(self):
+        return self.checks.alive()
+
+
+# --- alert channels -------------------------------------------------------------------------
+class AlertChannel(models.Model):
+    """Where messages go. Admin-managed; the target (an address or a URL that may hold a token)
+    is stored encrypted like datasource passwords and never shown again, only `target_preview`."""
+
+    class Kind(models.TextChoices):
+        EMAIL = "email", "E-mail"
+        WEBHOOK = "webhook", "Webhook (JSON POST)"
+        SLACK = "slack", "Slack"
+        DINGTALK = "dingtalk", "DingTalk"
+        WECOM = "wecom", "WeCom (WeChat Work)"
+        FEISHU = "feishu", "Feishu / Lark"
+        TELEGRAM = "telegram", "Telegram"
+        APPRISE = "apprise", "Any Apprise URL"
+
+    EVENTS = ("fail", "error", "recovery")
+
+    name = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    # Fernet ciphertext; read and write through `.target`.
+    target_ciphertext = models.TextField(editable=False)
+    target_preview = models.CharField(max_length=300, editable=False, help_text="A redacted form, safe to show.")
+    notify_on = models.JSONField(default=list, help_text='Any of "fail", "error", "recovery".')
+    checks = models.ManyToManyField(Check, blank=True, related_name="alert_channels")
+    datasources = models.ManyToManyField("datasources.Datasource", blank=True, related_name="alert_channels")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def target(self) -> str:
+        return crypto.decrypt(self.target_ciphertext) if self.target_ciphertext else ""
+
+    @target.setter
+    def target(self, plaintext: str) -> None:
+        from .channels import transport_for
+
+        self.target_ciphertext = crypto.encrypt(plaintext)
+        self.target_preview = transport_for(self.kind).preview(plaintext)
+
+    @property
+    def has_target(self) -> bool:
+        return bool(self.target_ciphertext)
+
+    def covers(self, check: Check) -> bool:
+        """Empty check and datasource lists mean every check; otherwise the check is listed or
+        reads one of the listed datasources."""
+        check_ids = {c.pk for c in self.checks.all()}
+        datasource_ids = {d.pk for d in self.datasources.all()}
+        if not check_ids and not datasource_ids:
+            return True
+        return check.pk in check_ids or bool(datasource_ids & check.datasource_ids())
+
+
+# --- incidents --------------------------------------------------------------------------------
+class IncidentQuerySet(models.QuerySet):
+    def visible_to(self, user) -> IncidentQuerySet:
+        """Incidents of the checks the user may see, whose first and latest failing results the
+        user may read: an incident shows those results' numbers, and who may read a result follows
+        the datasources its run read (a check moved off a restricted datasource keeps its earlier
+        incidents from people outside that datasource's groups)."""
+        from executions.models import Result
+
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        readable = Result.objects.visible_to(user).values("pk")
+        return self.filter(
+            rule_check__in=Check.objects.visible_to(user), first_result__in=readable, last_result__in=readable
+        )
+
+    def unresolved(self) -> IncidentQuerySet:
+        return self.filter(status__in=Incident.UNRESOLVED)
+
+
+class Incident(models.Model):
+    """A check that fails or errors. One unresolved incident per check: later failures join it;
+    a pass resolves it (by nobody, `resolved_by` empty) and sends the recovery message."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ACKNOWLEDGED = "acknowledged", "Acknowledged"
+        RESOLVED = "resolved", "Resolved"
+
+    UNRESOLVED = (Status.OPEN, Status.ACKNOWLEDGED)
+
+    rule_check = models.ForeignKey(Check, on_delete=models.PROTECT, related_name="incidents")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN, db_index=True)
+    outcome = models.CharField(max_length=10, help_text="fail or error: the latest result's status.")
+    blocking = models.BooleanField(default=False, help_text="Whether the latest failure blocks.")
+    first_result = models.ForeignKey("executions.Result", on_delete=models.PROTECT, related_name="+")
+    last_result = models.ForeignKey("executions.Result", on_delete=models.PROTECT, related_name="+")
+    occurrences = models.PositiveIntegerField(default=1, help_text="Failing results that joined it.")
+    opened_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    last_notified_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by_result = models.ForeignKey(
+        "executions.Result", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    resolution_note = models.TextField(blank=True)
+
+    objects = IncidentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rule_check"],
+                condition=Q(status__in=["open", "acknowledged"]),
+                name="one_unresolved_incident_per_check",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Incident {self.pk} ({self.status})"
+
+    def acknowledge(self, user) -> bool:
+        """Open → acknowledged (a conditional update, so two clicks record the first)."""
+        now = timezone.now()
+        done = Incident.objects.filter(pk=self.pk, status=self.Status.OPEN).update(
+            status=self.Status.ACKNOWLEDGED, acknowledged_by=user, acknowledged_at=now
+        )
+        self.refresh_from_db()
+        return bool(done)
+
+    def resolve(self, user, note: str = "", result=None) -> bool:
+        """Unresolved → resolved, by a person (`user`) or by a passing result (`result`)."""
+        done = Incident.objects.filter(pk=self.pk, status__in=self.UNRESOLVED).update(
+            status=self.Status.RESOLVED,
+            resolved_by=user,
+            resolved_at=timezone.now(),
+            resolution_note=note,
+            resolved_by_result=result,
+        )
+        self.refresh_from_db()
+        return bool(done)
+
+
+class CheckMute(models.Model):
+    """A check whose messages are held back until `until` (its incidents still open and join)."""
+
+    rule_check = models.OneToOneField(Check, on_delete=models.CASCADE, related_name="mute")
+    until = models.DateTimeField()
+    reason = models.CharField(max_length=500, blank=True)
+    muted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.rule_check_id} muted until {self.until:%Y-%m-%d %H:%M}"
+
+    @classmethod
+    def muted_check_ids(cls, at: datetime) -> set[int]:
+        return set(cls.objects.filter(until__gt=at).values_list("rule_check_id", flat=True))
+
+
+# --- what was sent ------------------------------------------------------------------------------
+class Notification(models.Model):
+    """One message to one channel (for one run, or a test). Each delivery attempt is a
+    DeliveryAttempt row; `attempt`, `error` and `sent_at` summarise the latest."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SENDING = "sending", "Sending"
+        RETRYING = "retrying", "Failed, will retry"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"
+
+    class Event(models.TextChoices):
+        RUN = "run", "Run results"
+        TEST = "test", "Test message"
+
+    channel = models.ForeignKey(AlertChannel, null=True, on_delete=models.SET_NULL, related_name="notifications")
+    channel_name = models.CharField(max_length=100)
+    channel_kind = models.CharField(max_length=20)
+    run = models.ForeignKey(
+        "executions.Run", null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
+    )
+    incidents = models.ManyToManyField(Incident, blank=True, related_name="notifications")
+    event = models.CharField(max_length=10, choices=Event.choices, default=Event.RUN)
+    subject = models.CharField(max_length=300)
+    body = models.TextField()
+    payload = models.JSONField(default=dict, help_text="The structured message (the webhook's JSON body).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    attempt = models.PositiveIntegerField(default=0, help_text="Attempts made so far.")
+    error = models.TextField(blank=True, help_text="The latest attempt's error (secrets removed).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Notification {self.pk} to {self.channel_name} ({self.status})"
+
+
+class DeliveryAttempt(models.Model):
+    notification = models.ForeignKey(Notification, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveIntegerField()
+    at = models.DateTimeField(default=timezone.now)
+    ok = models.BooleanField()
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["notification", "number"]
+        constraints = [models.UniqueConstraint(fields=["notification", "number"], name="one_row_per_attempt")]
+
+    def __str__(self) -> str:
+        return f"{self.notification_id}#{self.number} {'ok' if self.ok else 'failed'}"
+
+
+class AlertedRun(models.Model):
+    """A finished run whose results have been turned into incidents and messages; the row makes
+    a second delivery of the same task do nothing."""
+
+    run = models.OneToOneField("executions.Run", on_delete=models.CASCADE, related_name="+")
+    processed_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} alerted"

@@ -1,0 +1,344 @@
+"""Marshalling for schedules, alert channels, incidents and notifications; the models and the
+channel kinds decide what is valid."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from rest_framework import serializers
+
+from datasources.models import Datasource
+from rules.models import Check
+
+from . import cron
+from .channels import TargetInvalid, transport_for
+from .models import AlertChannel, CheckMute, DeliveryAttempt, Incident, Notification, Schedule
+
+MISSED_SLOT_POLICY = "run_latest_once"
+
+
+def _ids_of(queryset, ids: list[int], what: str) -> list:
+    found = {obj.pk: obj for obj in queryset.filter(pk__in=ids)}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise serializers.ValidationError(
+            f"{what} {', '.join(map(str, missing))} do{'es' if len(missing) == 1 else ''} not exist or you may not use "
+            f"{'it' if len(missing) == 1 else 'them'}."
+        )
+    if len(set(ids)) != len(ids):
+        raise serializers.ValidationError(f"A {what.lower()} is listed twice.")
+    return [found[i] for i in ids]
+
+
+class ScheduleSerializer(serializers.ModelSerializer):
+    """`{"name", "cron", "timezone", "checks": [ids], "enabled", "biz_date_offset_days"}`.
+
+    `next_runs` are the next five firing times (ISO, in the schedule's timezone), `description`
+    the cron in words. Missed slots (`missed_slot_policy`: run_latest_once): when beat was down
+    over several slots, only the latest one runs, once; slots from while a schedule was paused never run.
+    """
+
+    checks = serializers.ListField(child=serializers.IntegerField(min_value=1), max_length=500, write_only=True)
+    check_names = serializers.SerializerMethodField()
+    timezone = serializers.CharField(max_length=64, default="UTC")
+    biz_date_offset_days = serializers.IntegerField(min_value=-366, max_value=366, default=-1)
+    description = serializers.SerializerMethodField()
+    next_runs = serializers.SerializerMethodField()
+    missed_slot_policy = serializers.SerializerMethodField()
+    owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    can_edit = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Schedule
+        fields = [
+            "id",
+            "name",
+            "cron",
+            "timezone",
+            "description",
+            "next_runs",
+            "missed_slot_policy",
+            "checks",
+            "check_names",
+            "enabled",
+            "biz_date_offset_days",
+            "owner",
+            "can_edit",
+            "last_slot",
+            "last_run",
+            "last_message",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "last_slot", "last_run", "last_message", "created_at", "updated_at"]
+
+    def to_representation(self, schedule):
+        data = super().to_representation(schedule)
+        data["checks"] = [c.pk for c in self._live(schedule)]
+        return data
+
+    def _live(self, schedule) -> list[Check]:
+        return sorted((c for c in schedule.checks.all() if c.deleted_at is None), key=lambda c: c.pk)
+
+    def get_check_names(self, schedule) -> list[dict]:
+        return [{"id": c.pk, "name": c.name} for c in self._live(schedule)]
+
+    def get_description(self, schedule) -> str:
+        return schedule.describe()
+
+    def get_next_runs(self, schedule) -> list[str]:
+        return [slot.isoformat() for slot in schedule.next_slots(5)]
+
+    def get_missed_slot_policy(self, schedule) -> str:
+        return MISSED_SLOT_POLICY
+
+    def get_can_edit(self, schedule) -> bool:
+        user = self.context["request"].user
+        return user.is_staff or schedule.owner_id == user.pk
+
+    def validate_name(self, name: str) -> str:
+        if not name.strip():
+            raise serializers.ValidationError("A schedule needs a name.")
+        return name.strip()
+
+    def validate_cron(self, text: str) -> str:
+        try:
+            return cron.parse(text).expression
+        except cron.CronInvalid as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def validate_timezone(self, name: str) -> str:
+        try:
+            cron.zone(name)
+        except cron.CronInvalid as exc:
+            raise serializers.ValidationError(str(exc)) from None
+        return name
+
+    def validate_checks(self, ids: list[int]) -> list[Check]:
+        if not ids:
+            raise serializers.ValidationError("A schedule needs at least one check.")
+        return _ids_of(Check.objects.visible_to(self.context["request"].user), ids, "Check")
+
+    def create(self, validated):
+        checks = validated.pop("checks")
+        schedule = Schedule.objects.create(owner=self.context["request"].user, **validated)
+        schedule.checks.set(checks)
+        return schedule
+
+    def update(self, schedule, validated):
+        checks = validated.pop("checks", None)
+        for key, value in validated.items():
+            setattr(schedule, key, value)
+        schedule.save()
+        if checks is not None:
+            schedule.checks.set(checks)
+        return schedule
+
+
+class CronPreviewSerializer(serializers.Serializer):
+    cron = serializers.CharField()
+    timezone = serializers.CharField()
+    description = serializers.CharField()
+    next_runs = serializers.ListField(child=serializers.CharField())
+
+
+class AlertChannelSerializer(serializers.ModelSerializer):
+    """`{"name", "kind", "target", "notify_on", "checks", "datasources"}`. `target` is write-only:
+    omit it to keep the stored one; responses carry `has_target` and a redacted `target_preview`.
+    Empty `checks` and `datasources` mean every check."""
+
+    kind = serializers.ChoiceField(
+        choices=AlertChannel.Kind.choices,
+        error_messages={
+            "invalid_choice": f'Unknown kind "{{input}}"; choose one of {", ".join(AlertChannel.Kind.values)}.'
+        },
+    )
+    target = serializers.CharField(
+        write_only=True, required=False, max_length=2000, trim_whitespace=True, style={"input_type": "password"}
+    )
+    has_target = serializers.BooleanField(read_only=True)
+    notify_on = serializers.ListField(
+        child=serializers.ChoiceField(choices=AlertChannel.EVENTS), default=lambda: list(AlertChannel.EVENTS)
+    )
+    checks = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, max_length=1000, write_only=True
+    )
+    datasources = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, max_length=1000, write_only=True
+    )
+
+    class Meta:
+        model = AlertChannel
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "target",
+            "has_target",
+            "target_preview",
+            "notify_on",
+            "checks",
+            "datasources",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "target_preview", "created_at", "updated_at"]
+
+    def to_representation(self, channel):
+        data = super().to_representation(channel)
+        data["checks"] = sorted(c.pk for c in channel.checks.all())
+        data["datasources"] = sorted(d.pk for d in channel.datasources.all())
+        return data
+
+    def validate_notify_on(self, events: list[str]) -> list[str]:
+        if not events:
+            raise serializers.ValidationError("Choose at least one of fail, error, recovery.")
+        return [e for e in AlertChannel.EVENTS if e in events]
+
+    def validate_checks(self, ids: list[int]) -> list[Check]:
+        return _ids_of(Check.objects.alive(), ids, "Check")
+
+    def validate_datasources(self, ids: list[int]) -> list[Datasource]:
+        return _ids_of(Datasource.objects.all(), ids, "Datasource")
+
+    def validate(self, attrs):
+        kind = attrs.get("kind") or getattr(self.instance, "kind", None)
+        target = attrs.get("target")
+        if target is None:
+            if self.instance is None:
+                raise serializers.ValidationError({"target": ["A target is required: " + _example(kind)]})
+            if kind != self.instance.kind:
+                raise serializers.ValidationError({"target": ["A new kind needs its target: " + _example(kind)]})
+            return attrs
+        try:
+            attrs["target"] = transport_for(kind).clean_target(target)
+        except TargetInvalid as exc:
+            raise serializers.ValidationError({"target": [str(exc)]}) from None
+        return attrs
+
+    def create(self, validated):
+        return self._save(AlertChannel(created_by=self.context["request"].user), validated)
+
+    def update(self, channel, validated):
+        return self._save(channel, validated)
+
+    def _save(self, channel: AlertChannel, validated: dict) -> AlertChannel:
+        checks = validated.pop("checks", None)
+        datasources = validated.pop("datasources", None)
+        target = validated.pop("target", None)
+        for key, value in validated.items():
+            setattr(channel, key, value)
+        if target is not None:
+            channel.target = target
+        channel.save()
+        if checks is not None:
+            channel.checks.set(checks)
+        if datasources is not None:
+            channel.datasources.set(datasources)
+        return channel
+
+
+def _example(kind: str | None) -> str:
+    return f"e.g. {transport_for(kind).PLACEHOLDER}" if kind else "choose a kind first."
+
+
+class ChannelTestSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    message = serializers.CharField()
+
+
+class IncidentSerializer(serializers.ModelSerializer):
+    check = serializers.IntegerField(source="rule_check_id", read_only=True)
+    check_name = serializers.CharField(source="rule_check.name", read_only=True)
+    last_run = serializers.IntegerField(source="last_result.run_id", read_only=True)
+    first_run = serializers.IntegerField(source="first_result.run_id", read_only=True)
+    acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    resolved_automatically = serializers.SerializerMethodField()
+    muted_until = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Incident
+        fields = [
+            "id",
+            "check",
+            "check_name",
+            "status",
+            "outcome",
+            "blocking",
+            "occurrences",
+            "opened_at",
+            "last_seen_at",
+            "last_notified_at",
+            "first_result",
+            "last_result",
+            "first_run",
+            "last_run",
+            "acknowledged_by",
+            "acknowledged_at",
+            "resolved_by",
+            "resolved_at",
+            "resolved_automatically",
+            "resolution_note",
+            "muted_until",
+        ]
+        read_only_fields = fields
+
+    def get_resolved_automatically(self, incident) -> bool:
+        return incident.status == Incident.Status.RESOLVED and incident.resolved_by_result_id is not None
+
+    def get_muted_until(self, incident) -> str | None:
+        mute = getattr(incident.rule_check, "mute", None)
+        if mute is None or mute.until <= timezone.now():
+            return None
+        return mute.until.isoformat()
+
+
+class ResolveSerializer(serializers.Serializer):
+    note = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+
+
+class MuteSerializer(serializers.ModelSerializer):
+    check = serializers.IntegerField(source="rule_check_id", read_only=True)
+    muted_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = CheckMute
+        fields = ["check", "until", "reason", "muted_by", "created_at"]
+        read_only_fields = ["check", "muted_by", "created_at"]
+
+    def validate_until(self, until):
+        if until <= timezone.now():
+            raise serializers.ValidationError("Mute until a time in the future (ISO 8601, e.g. 2026-12-01T08:00:00Z).")
+        return until
+
+
+class DeliveryAttemptSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DeliveryAttempt
+        fields = ["number", "at", "ok", "error"]
+
+
+class NotificationSerializer(serializers.ModelSerializer):
+    incidents = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    attempts = DeliveryAttemptSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Notification
+        fields = [
+            "id",
+            "channel",
+            "channel_name",
+            "channel_kind",
+            "run",
+            "incidents",
+            "event",
+            "subject",
+            "body",
+            "status",
+            "attempt",
+            "error",
+            "created_at",
+            "sent_at",
+            "attempts",
+        ]
+        read_only_fields = fields

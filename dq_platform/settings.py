@@ -197,7 +197,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "dq_platform.api_errors.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": None,
+    # Every list endpoint pages: ?page=&page_size= (50 by default, at most 500).
+    "DEFAULT_PAGINATION_CLASS": "dq_platform.pagination.Pages",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Data quality platform API",

@@ -9,14 +9,32 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from datasources.models import Datasource
+from dq_platform.pagination import MAX_PAGE_SIZE
 from rules.models import Check
 
 from . import error_rows
+from .filters import filter_results, filter_runs
 from .models import Result, Run
 from .serializers import HistoryPointSerializer, ResultSerializer, RunRequestSerializer, RunSerializer
 from .starting import start_run
 
-MAX_PAGE_SIZE = 500
+_WHEN = "YYYY-MM-DD (a whole day) or an ISO date-time; on when it was made. `until` excludes a date-time"
+RUN_FILTERS = [
+    OpenApiParameter("status", str, description="One or several run statuses, comma-separated"),
+    OpenApiParameter("check", int, description="Runs that ran this check"),
+    OpenApiParameter("since", str, description=_WHEN),
+    OpenApiParameter("until", str, description=_WHEN),
+]
+RESULT_FILTERS = [
+    OpenApiParameter("status", str, description="One or several result statuses, comma-separated"),
+    OpenApiParameter("check", int),
+    OpenApiParameter("run", int),
+    OpenApiParameter("datasource", int),
+    OpenApiParameter("since", str, description=_WHEN),
+    OpenApiParameter("until", str, description=_WHEN),
+    OpenApiParameter("latest", bool, description="Only the newest result of each check in range (before `status`)"),
+    OpenApiParameter("blocks", bool, description="Only results that block a workflow (or, false, that do not)"),
+]
 
 
 def visible_runs(user):
@@ -33,20 +51,17 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     serializer_class = RunSerializer
 
     def get_queryset(self):
-        runs = visible_runs(self.request.user).prefetch_related("results__check_version", "check_versions")
-        params = self.request.query_params
-        if params.get("status"):
-            runs = runs.filter(status=params["status"])
-        if params.get("check", "").isdigit():
-            runs = runs.filter(check_versions__parent_check_id=int(params["check"]))
+        runs = visible_runs(self.request.user).prefetch_related(
+            "results__check_version", "results__rule_check__template", "check_versions"
+        )
+        if self.action == "list":
+            return filter_runs(runs, self.request.query_params)
         return runs.distinct()
 
+    @extend_schema(parameters=RUN_FILTERS)
     def list(self, request, *args, **kwargs):
-        try:
-            limit = min(int(request.query_params.get("limit", 100)), 1000)
-        except ValueError:
-            raise ValidationError({"limit": ["A whole number, at most 1000."]}) from None
-        return Response(RunSerializer(self.get_queryset()[:limit], many=True).data)
+        """Runs, newest first, paged (`?page=&page_size=`), filtered in the database."""
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer})
     def create(self, request, *args, **kwargs):
@@ -67,16 +82,17 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     serializer_class = ResultSerializer
 
     def get_queryset(self):
-        results = Result.objects.filter(run__in=visible_runs(self.request.user)).select_related("check_version")
-        params = self.request.query_params
-        for key, field in (("status", "status"), ("check", "rule_check_id"), ("run", "run_id")):
-            if params.get(key):
-                results = results.filter(**{field: params[key]})
+        results = Result.objects.filter(run__in=visible_runs(self.request.user)).select_related(
+            "check_version", "rule_check__template", "run"
+        )
+        if self.action == "list":
+            results = filter_results(results, self.request.query_params)
         return results.order_by("-created_at", "-id")
 
+    @extend_schema(parameters=RESULT_FILTERS)
     def list(self, request, *args, **kwargs):
-        # The dashboard asks for recent results; the newest 1000 are plenty for one screen.
-        return Response(ResultSerializer(self.get_queryset()[:1000], many=True).data)
+        """Results, newest first, paged (`?page=&page_size=`), filtered in the database."""
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(
         parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)],

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from executions.evaluation import formula_in_words
+
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
 from .params import ParamsInvalid, validate_params
 
@@ -60,12 +62,17 @@ class CheckSerializer(serializers.ModelSerializer):
     params = serializers.JSONField()
     owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
     current_version = serializers.IntegerField(read_only=True)
+    formula = serializers.SerializerMethodField(help_text='The rule in words: "Pass when actual − expected ≤ 0"')
 
     class Meta:
         model = Check
-        fields = ["id", "name", "template", "params", "current_version", "owner", "created_at", "updated_at"]
+        fields = ["id", "name", "template", "params", "formula", "current_version", "owner", "created_at", "updated_at"]
         read_only_fields = ["id", "created_at", "updated_at"]
         validators = []  # name uniqueness among live checks is checked in validate_name
+
+    def get_formula(self, check: Check) -> str:
+        params = check.params if isinstance(check.params, dict) else {}
+        return formula_in_words(params.get("check_type"), params.get("operator"), params.get("threshold"))
 
     def validate_name(self, name: str) -> str:
         name = name.strip()

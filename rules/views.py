@@ -12,6 +12,8 @@ from rest_framework.response import Response
 from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
+from executions.filters import filter_checks_by_last_result
+from executions.views import visible_runs
 
 from .forms import build_form
 from .models import Check, ComparisonType, RuleTemplate
@@ -42,7 +44,6 @@ class ComparisonTypeViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = ComparisonType.objects.all()
     serializer_class = ComparisonTypeSerializer
     lookup_field = "key"
-    pagination_class = None
 
 
 class OwnerOrAdminWrites(permissions.BasePermission):
@@ -80,7 +81,23 @@ class CheckViewSet(viewsets.ModelViewSet):
         datasource = self.request.query_params.get("datasource")
         if datasource and datasource.isdigit():
             checks = checks.filter(datasources=datasource)
+        if self.action == "list":
+            checks = filter_checks_by_last_result(checks, self.request.query_params, visible_runs(self.request.user))
         return checks
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("search", str, description="Part of the name"),
+            OpenApiParameter("template", str, description="A rule template key"),
+            OpenApiParameter("datasource", int),
+            OpenApiParameter(
+                "last_status", str, description="Status of the newest result: pass, fail, error, unknown or never"
+            ),
+        ]
+    )
+    def list(self, request, *args, **kwargs):
+        """Checks by name, paged (`?page=&page_size=`), filtered in the database."""
+        return super().list(request, *args, **kwargs)
 
     def perform_destroy(self, instance):
         instance.soft_delete()

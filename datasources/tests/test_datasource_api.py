@@ -47,7 +47,7 @@ def test_a_non_admin_may_not_write_datasources(cast, api_as, make_datasource, me
 def test_every_signed_in_user_lists_and_reads_open_datasources(cast, api_as, make_datasource):
     datasource = make_datasource(name="open", type="postgresql", host="db", database="d", username="u")
     client = api_as(cast.outsider)
-    assert [d["name"] for d in client.get(URL).json()] == ["open"]
+    assert [d["name"] for d in client.get(URL).json()["results"]] == ["open"]
     assert client.get(f"{URL}{datasource.pk}/").json()["host"] == "db"
 
 

@@ -86,6 +86,18 @@ class DatasourceSerializer(serializers.ModelSerializer):
         attrs["port"] = candidate.port  # the type's default port when none was given
         return attrs
 
+    def unsaved(self) -> Datasource:
+        """The validated configuration as a datasource that is not saved: what "Test connection"
+        tries before Save. An edit that leaves `password` out keeps the stored one."""
+        instance = self.instance or Datasource()
+        candidate = Datasource(
+            **{f.name: getattr(instance, f.name) for f in Datasource._meta.concrete_fields if f.name != "id"}
+        )
+        for key, value in self.validated_data.items():
+            if key != "allowed_groups":
+                setattr(candidate, key, value)
+        return candidate
+
     def _save(self, instance: Datasource, validated: dict) -> Datasource:
         groups = validated.pop("allowed_groups", None)
         for key, value in validated.items():

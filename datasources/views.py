@@ -5,7 +5,7 @@ import logging
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from .connectors import ConnectorError, TableNotFound, connector_for
@@ -49,14 +49,42 @@ class DatasourceViewSet(viewsets.ModelViewSet):
     def perform_destroy(self, instance):
         instance.soft_delete()
 
-    @extend_schema(request=None, responses=ConnectionTestSerializer)
+    @extend_schema(
+        request=DatasourceSerializer,
+        responses=ConnectionTestSerializer,
+        description="Anyone who may use the datasource tests it as stored (no body). An administrator "
+        "may send changed fields, validated as a PATCH, to test an edit before saving it; a password "
+        "left out is the stored one.",
+    )
     @action(detail=True, methods=["post"])
     def test(self, request, pk=None):
         datasource = self.get_object()
+        if request.data:
+            if not request.user.is_staff:
+                raise PermissionDenied(AdminWritesOnly.message)
+            datasource = self._validated(request, datasource)
+        return self._connection_test(datasource)
+
+    @extend_schema(
+        operation_id="v1_datasources_test_unsaved",
+        request=DatasourceSerializer,
+        responses=ConnectionTestSerializer,
+        description="Administrators: test a configuration before creating it (validated as a create).",
+    )
+    @action(detail=False, methods=["post"], url_path="test", url_name="test-unsaved")
+    def test_unsaved(self, request):
+        return self._connection_test(self._validated(request, None))
+
+    def _validated(self, request, instance: Datasource | None) -> Datasource:
+        serializer = self.get_serializer(instance, data=request.data, partial=instance is not None)
+        serializer.is_valid(raise_exception=True)  # the same 400s, field by field, as saving would give
+        return serializer.unsaved()
+
+    def _connection_test(self, datasource: Datasource) -> Response:
         try:
             message = connector_for(datasource).test()
         except ConnectorError as exc:
-            log.info("Connection test of datasource %s failed: %s", datasource.pk, exc)
+            log.info("Connection test of datasource %s failed: %s", datasource.pk or "(unsaved)", exc)
             return Response({"ok": False, "message": str(exc)})
         return Response({"ok": True, "message": message})
 

@@ -204,7 +204,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": None,
+    # Every list endpoint pages: ?page=&page_size= (50 by default, at most 500).
+    "DEFAULT_PAGINATION_CLASS": "dq_platform.pagination.Pages",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Data quality platform API",

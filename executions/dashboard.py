@@ -1,11 +1,13 @@
 """Read-only views for the browser app's results dashboard and checks list.
 
-- `GET /api/v1/results/` is the results list of `views.ResultViewSet` plus the dashboard's filters
-  (`datasource`, `since`, `until`) and, per result, where it looked (`datasource`, `table`) and
-  whether it `blocks`;
-- `GET /api/v1/results/summary/?hours=24`: the dashboard's header (checks, pass rate, open failures);
-- `GET /api/v1/results/latest/`: the newest result of every check, for the checks list's
-  "last status" column and filter.
+- `GET /api/v1/results/summary/?hours=24`: the dashboard's header (checks, pass rate, open failures).
+  Each count matches a filtered list (executions/filters.py), which the browser links it to: open
+  failures are `/results/?latest=true&status=fail,error&since=<since>`, the blocking ones add
+  `blocks=true`;
+- `GET /api/v1/results/latest/?check=&check=`: the newest result of each check (paged), for the
+  checks list's "last result" column.
+
+The results list itself, with all its filters, is `views.ResultViewSet`.
 
 Nothing here writes; visibility is the results API's: `Run.objects.visible_to` and
 `Result.objects.visible_to` (what the runs read decides).
@@ -13,13 +15,12 @@ Nothing here writes; visibility is the results API's: `Run.objects.visible_to` a
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import timedelta
 
-from django.db.models import Count, Max, Q
+from django.db.models import Case, Count, Max, Q, When
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers
+from rest_framework import generics, serializers
 from rest_framework.decorators import api_view
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -27,92 +28,10 @@ from rest_framework.response import Response
 from rules.models import Check
 
 from .models import Result, Run
-from .serializers import ResultSerializer
-from .views import ResultViewSet
+from .serializers import LatestResultSerializer
 
-MAX_RESULTS = 1000
 OPEN = (Result.Status.FAIL, Result.Status.ERROR)
-
-
-class DashboardResultSerializer(ResultSerializer):
-    """A result as the dashboard lists it: also the datasource and table it read, and whether it
-    blocks (a `block` check that failed or could not be evaluated, as `Result.blocks` says)."""
-
-    datasource = serializers.SerializerMethodField()
-    table = serializers.SerializerMethodField()
-    blocks = serializers.BooleanField(read_only=True)
-    run_status = serializers.CharField(source="run.status", read_only=True)
-
-    class Meta(ResultSerializer.Meta):
-        fields = [*ResultSerializer.Meta.fields, "datasource", "table", "blocks", "run_status"]
-
-    def _batch(self, result: Result) -> dict:
-        return (result.run.batches.get("definitions") or {}).get(result.batch) or {}
-
-    def get_datasource(self, result: Result) -> dict | None:
-        batch = self._batch(result)
-        if "datasource_id" not in batch:
-            return None
-        return {"id": batch["datasource_id"], "name": batch.get("datasource", "")}
-
-    def get_table(self, result: Result) -> str:
-        return self._batch(result).get("table", "")
-
-
-def _moment(raw: str, name: str, end_of_day: bool) -> datetime:
-    """`2026-11-30` (a whole day in the server's time zone) or an ISO date-time with its offset."""
-    try:
-        # parse_datetime alone would read a bare date as its midnight, which loses "that whole day".
-        day = parse_date(raw) if len(raw) == 10 else None
-        moment = (
-            datetime.combine(day + timedelta(days=1) if end_of_day else day, time.min) if day else parse_datetime(raw)
-        )
-    except ValueError:
-        moment = None
-    if moment is None:
-        raise ValidationError({name: [f"Use YYYY-MM-DD or an ISO date-time (2026-11-30T08:00:00Z); got {raw!r}."]})
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment)
-    return moment
-
-
-def filter_results(results, params):
-    """The dashboard's filters on top of status/check/run: datasource id and a created-at range."""
-    raw = params.get("datasource", "")
-    if raw:
-        if not raw.isdigit():
-            raise ValidationError({"datasource": ["A datasource id (a whole number)."]})
-        results = results.filter(rule_check__datasources=int(raw))
-    since, until = params.get("since"), params.get("until")
-    if since:
-        results = results.filter(created_at__gte=_moment(since, "since", end_of_day=False))
-    if until:
-        # A bare date includes that whole day; a date-time is the exclusive end.
-        results = results.filter(created_at__lt=_moment(until, "until", end_of_day=True))
-    return results.distinct()
-
-
-class DashboardResultViewSet(ResultViewSet):
-    """Results, newest first (at most 1000): `?status=&check=&run=&datasource=&since=&until=`."""
-
-    serializer_class = DashboardResultSerializer
-
-    def get_queryset(self):
-        return filter_results(super().get_queryset().select_related("run"), self.request.query_params)
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("status", str),
-            OpenApiParameter("check", int),
-            OpenApiParameter("run", int),
-            OpenApiParameter("datasource", int),
-            OpenApiParameter("since", str, description="YYYY-MM-DD or ISO date-time; on when the result was made"),
-            OpenApiParameter("until", str, description="YYYY-MM-DD (that day included) or ISO date-time (excluded)"),
-        ],
-        responses=DashboardResultSerializer(many=True),
-    )
-    def list(self, request, *args, **kwargs):
-        return Response(DashboardResultSerializer(self.get_queryset()[:MAX_RESULTS], many=True).data)
+FAILING_LISTED = 10  # the header names a few; the full list is one link away
 
 
 def _hours(request) -> int:
@@ -143,7 +62,10 @@ SUMMARY_RESPONSE = inline_serializer(
         "pass_rate": serializers.FloatField(allow_null=True, help_text="passed ÷ (passed + failed + errors) × 100"),
         "open_failures": serializers.IntegerField(help_text="Checks whose newest result is fail or error"),
         "blocking_failures": serializers.IntegerField(),
-        "failing_checks": serializers.ListField(),
+        "failing_checks": serializers.ListField(
+            help_text=f"The first {FAILING_LISTED} open failures, blocking ones first; all of them are "
+            "/results/?latest=true&status=fail,error&since=<since>"
+        ),
         "runs": serializers.IntegerField(),
         "active_runs": serializers.IntegerField(),
     },
@@ -171,7 +93,10 @@ def results_summary(request):
         unknown=Count("id", filter=Q(status=Result.Status.UNKNOWN)),
     )
     evaluated = counts["passed"] + counts["failed"] + counts["errors"]
-    failing = [r for r in _latest_per_check(results) if r.status in OPEN]
+    # Counted and picked in the database: an installation may have thousands of open failures.
+    failing = _latest_per_check(results).filter(status__in=OPEN)
+    blocking_first = Case(When(failure_strategy="block", then=0), default=1)
+    listed = failing.annotate(blocking_first=blocking_first).order_by("blocking_first", "-id")[:FAILING_LISTED]
     runs = Run.objects.visible_to(request.user)
     return Response(
         {
@@ -185,45 +110,36 @@ def results_summary(request):
             "errors": counts["errors"],
             "unknown": counts["unknown"],
             "pass_rate": round(counts["passed"] * 100 / evaluated, 1) if evaluated else None,
-            "open_failures": len(failing),
-            "blocking_failures": sum(r.blocks for r in failing),
-            "failing_checks": [_latest_item(r) for r in failing],
-            "runs": runs.filter(created_at__gte=since).count(),
-            "active_runs": runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).count(),
+            "open_failures": failing.count(),
+            "blocking_failures": failing.filter(failure_strategy="block").count(),
+            "failing_checks": [_latest_item(r) for r in listed],
+            "runs": runs.filter(created_at__gte=since).distinct().count(),
+            "active_runs": runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).distinct().count(),
         }
     )
 
 
 def _latest_item(result: Result) -> dict:
-    return {
-        "check": result.rule_check_id,
-        "check_name": result.check_version.name,
-        "result": result.pk,
-        "run": result.run_id,
-        "status": result.status,
-        "statistics_value": result.statistics_value,
-        "created_at": result.created_at,
-        "blocks": result.blocks,
-    }
+    return LatestResultSerializer(result).data
 
 
-@extend_schema(
-    responses=inline_serializer(
-        "LatestResult",
-        {
-            "check": serializers.IntegerField(),
-            "check_name": serializers.CharField(),
-            "result": serializers.IntegerField(),
-            "run": serializers.IntegerField(),
-            "status": serializers.CharField(),
-            "statistics_value": serializers.FloatField(allow_null=True),
-            "created_at": serializers.DateTimeField(),
-            "blocks": serializers.BooleanField(),
-        },
-        many=True,
+class LatestResults(generics.ListAPIView):
+    """The newest result of every check the caller can see (checks never run are absent), paged
+    like every list; `?check=4&check=7` asks for the checks one page of the checks list shows."""
+
+    serializer_class = LatestResultSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("check", int, many=True, description="Only these checks (repeat the parameter)")]
     )
-)
-@api_view(["GET"])
-def latest_results(request):
-    """The newest result of every check the caller can see (checks never run are absent)."""
-    return Response([_latest_item(r) for r in _latest_per_check(Result.objects.visible_to(request.user))])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        results = Result.objects.visible_to(self.request.user)
+        raw = self.request.query_params.getlist("check")
+        if raw:
+            if not all(value.isdigit() for value in raw):
+                raise ValidationError({"check": ["Check ids (whole numbers), e.g. ?check=4&check=7."]})
+            results = results.filter(rule_check_id__in=[int(value) for value in raw])
+        return _latest_per_check(results)

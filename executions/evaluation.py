@@ -68,6 +68,17 @@ def rule_in_words(check_type: str, operator: str, threshold: float) -> str:
     return f"Pass when {CHECK_TYPES[check_type]} {OPERATORS[operator][1]} {_number(threshold)}"
 
 
+def formula_in_words(check_type: str, operator: str, threshold: float | None) -> str:
+    """`rule_in_words`, or "" for a rule not complete or not known here (the checks list shows it
+    for every check, the results for every result)."""
+    if check_type not in CHECK_TYPES or operator not in OPERATORS or threshold is None:
+        return ""
+    try:
+        return rule_in_words(check_type, operator, threshold)
+    except (ArithmeticError, ValueError, TypeError):
+        return ""
+
+
 def evaluate(
     statistic: float | None, comparison: float | None, check_type: str, operator: str, threshold: float
 ) -> Verdict:
@@ -103,3 +114,57 @@ def _number(value: float | Decimal) -> str:
     if number == number.to_integral_value():
         return str(int(number))
     return f"{float(round(number, 4)):g}"
+
+
+# The operator that holds for the statistic when `expected − actual <op> t` holds for the formula.
+MIRRORED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+@dataclass(frozen=True)
+class Band:
+    """The statistic values that pass, given one comparison value: between `low` and `high`
+    (`passes == "inside"`) or anywhere but there (`"outside"`); None is unbounded."""
+
+    low: float | None
+    high: float | None
+    passes: str
+
+    def as_dict(self) -> dict:
+        return {"low": self.low, "high": self.high, "passes": self.passes}
+
+
+def passing_band(check_type: str, operator: str, threshold: float, comparison: float | None) -> Band | None:
+    """Where the statistic passes, for the trend chart's threshold band; None where no band can be
+    drawn (no comparison value, a percentage of an expected value ≤ 0, `=`/`≠` on |difference|).
+
+    The formula solved for the statistic: actual − expected ≤ t ⇔ actual ≤ expected + t, and so on.
+    """
+    if comparison is None or operator not in OPERATORS or check_type not in CHECK_TYPES:
+        return None
+    expected, limit = _decimal(comparison), _decimal(threshold)
+    if check_type == "statistics_minus_comparison":
+        return _one_sided(operator, expected + limit)
+    if check_type == "comparison_minus_statistics":
+        return _one_sided(MIRRORED[operator], expected - limit)
+    if expected <= 0:
+        return None  # the percentage is 0 whatever the statistic: nothing to draw
+    if check_type == "statistics_comparison_percentage":
+        return _one_sided(operator, expected * limit / HUNDRED)
+    return _around(operator, expected, expected * limit / HUNDRED)
+
+
+def _one_sided(operator: str, bound: Decimal) -> Band:
+    value = float(bound)
+    if operator in ("lt", "le"):
+        return Band(None, value, "inside")
+    if operator in ("gt", "ge"):
+        return Band(value, None, "inside")
+    return Band(value, value, "inside" if operator == "eq" else "outside")
+
+
+def _around(operator: str, expected: Decimal, spread: Decimal) -> Band | None:
+    """|expected − actual| <op> spread: within `spread` of expected, or farther than that."""
+    if operator in ("eq", "ne") or spread < 0:
+        return None
+    low, high = float(expected - spread), float(expected + spread)
+    return Band(low, high, "inside" if operator in ("lt", "le") else "outside")

@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from rules.models import Check
 
+from .evaluation import evaluate, formula_in_words, passing_band
 from .models import Result, Run
 
 
@@ -36,11 +37,26 @@ class RunRequestSerializer(serializers.Serializer):
 
 
 class ResultSerializer(serializers.ModelSerializer):
+    """A result as every screen shows it: what was measured and compared, the verdict in words
+    (`verdict`, and the rule alone as `formula`), whether it `blocks`, and where it looked."""
+
     check = serializers.IntegerField(source="rule_check_id", read_only=True)
     check_name = serializers.CharField(source="check_version.name", read_only=True)
     check_version = serializers.IntegerField(source="check_version.number", read_only=True)
     template = serializers.CharField(source="check_version.template_key", read_only=True)
+    # A check keeps its template (rules/serializers.py refuses a change), so its name is the one the
+    # version ran with.
+    template_name = serializers.CharField(source="rule_check.template.name", read_only=True)
+    formula = serializers.SerializerMethodField(help_text='The rule in words: "Pass when actual − expected ≤ 0"')
+    verdict = serializers.SerializerMethodField(
+        help_text='The rule applied to the numbers: "Pass when actual − expected ≤ 0: 2 − 0 = 2 > 0 → fail"; '
+        '"" for an `error` result, whose `message` says why'
+    )
+    blocks = serializers.BooleanField(read_only=True, help_text="A `block` check that failed or could not be evaluated")
     has_error_rows = serializers.SerializerMethodField()
+    datasource = serializers.SerializerMethodField(help_text="The datasource the result's batch read: {id, name}")
+    table = serializers.SerializerMethodField()
+    run_status = serializers.CharField(source="run.status", read_only=True)
 
     class Meta:
         model = Result
@@ -51,6 +67,7 @@ class ResultSerializer(serializers.ModelSerializer):
             "check_name",
             "check_version",
             "template",
+            "template_name",
             "batch",
             "status",
             "statistic_name",
@@ -63,18 +80,49 @@ class ResultSerializer(serializers.ModelSerializer):
             "threshold",
             "failure_strategy",
             "formula_value",
+            "formula",
             "verdict",
+            "blocks",
             "message",
             "error_row_count",
             "error_rows_written",
             "has_error_rows",
             "rows_scanned",
+            "datasource",
+            "table",
+            "run_status",
             "data_time",
             "created_at",
         ]
 
     def get_has_error_rows(self, result: Result) -> bool:
         return bool(result.error_rows_path and result.error_rows_written)
+
+    def get_formula(self, result: Result) -> str:
+        return formula_in_words(result.check_type, result.operator, result.threshold)
+
+    def get_verdict(self, result: Result) -> str:
+        # Results recorded before verdicts were stored get theirs worded now, from their own numbers.
+        if result.verdict or result.status == Result.Status.ERROR:
+            return result.verdict
+        try:
+            return evaluate(
+                result.statistics_value, result.comparison_value, result.check_type, result.operator, result.threshold
+            ).sentence
+        except (KeyError, ValueError):
+            return ""
+
+    def _batch(self, result: Result) -> dict:
+        return (result.run.batches.get("definitions") or {}).get(result.batch) or {}
+
+    def get_datasource(self, result: Result) -> dict | None:
+        batch = self._batch(result)
+        if "datasource_id" not in batch:
+            return None
+        return {"id": batch["datasource_id"], "name": batch.get("datasource", "")}
+
+    def get_table(self, result: Result) -> str:
+        return self._batch(result).get("table", "")
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -120,8 +168,13 @@ class RunSerializer(serializers.ModelSerializer):
 
 
 class HistoryPointSerializer(serializers.ModelSerializer):
+    """One point of a check's trend. Errored results are points too (statistic null, `message`
+    says why), so the chart can mark them; `passing_band` is where the statistic would have
+    passed, given that point's expected value and rule (null when no band applies)."""
+
     result = serializers.IntegerField(source="id")
     check_version = serializers.IntegerField(source="check_version.number")
+    passing_band = serializers.SerializerMethodField()
 
     class Meta:
         model = Result
@@ -136,4 +189,23 @@ class HistoryPointSerializer(serializers.ModelSerializer):
             "threshold",
             "operator",
             "check_type",
+            "passing_band",
+            "message",
         ]
+
+    def get_passing_band(self, result: Result) -> dict | None:
+        band = passing_band(result.check_type, result.operator, result.threshold, result.comparison_value)
+        return band.as_dict() if band else None
+
+
+class LatestResultSerializer(serializers.ModelSerializer):
+    """The newest result of a check, for the checks list and the dashboard's open failures."""
+
+    result = serializers.IntegerField(source="id")
+    check = serializers.IntegerField(source="rule_check_id")
+    check_name = serializers.CharField(source="check_version.name")
+    blocks = serializers.BooleanField()
+
+    class Meta:
+        model = Result
+        fields = ["check", "check_name", "result", "run", "status", "statistics_value", "created_at", "blocks"]

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import dashboard, views
+from . import dashboard, formula_preview, views
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -10,13 +10,12 @@ router.register("results", views.ResultViewSet, basename="result")
 
 urlpatterns = [
     path("checks/<int:pk>/history/", views.check_history, name="check-history"),
+    path("formula/", formula_preview.formula_preview, name="formula-preview"),
     # The documented download path has no trailing slash (it names a file).
     path("results/<int:pk>/error-rows.csv", views.ResultViewSet.as_view({"get": "error_rows_csv"}), name="result-csv"),
     # The browser app's dashboard (read-only; executions/dashboard.py). Before the router, whose
-    # results/{pk}/ would otherwise take "summary" and "latest" for ids; results/ adds the
-    # dashboard's filters (datasource, since, until) to the results list.
+    # results/{pk}/ would otherwise take "summary" and "latest" for ids.
     path("results/summary/", dashboard.results_summary, name="results-summary"),
-    path("results/latest/", dashboard.latest_results, name="results-latest"),
-    path("results/", dashboard.DashboardResultViewSet.as_view({"get": "list"}), name="result-list-filtered"),
+    path("results/latest/", dashboard.LatestResults.as_view(), name="results-latest"),
     *router.urls,
 ]

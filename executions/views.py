@@ -8,62 +8,34 @@ from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from dq_platform.pagination import MAX_PAGE_SIZE
 from rules.models import Check
 
 from . import error_rows
+from .filters import filter_results, filter_runs
 from .models import Result, Run
 from .serializers import HistoryPointSerializer, ResultSerializer, RunRequestSerializer, RunSerializer
 from .starting import RunAlreadyRetried, RunRequestInvalid, retry_run, start_run
 
-MAX_PAGE_SIZE = 500
 # Who may read runs, results and error rows: Run.objects.visible_to / Result.objects.visible_to,
 # decided by the datasources each run read (executions/models.py), in every view here.
-
-
-def _id_field(what: str) -> serializers.IntegerField:
-    return serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=2**63 - 1,
-        error_messages={
-            "invalid": f"A {what} id: a whole number.",
-            "min_value": f"A {what} id: a whole number from 1.",
-            "max_value": f"A {what} id: a whole number.",
-            "max_string_length": f"A {what} id: a whole number.",
-        },
-    )
-
-
-def _status_field(choices) -> serializers.ChoiceField:
-    values = ", ".join(value for value, _ in choices)
-    return serializers.ChoiceField(
-        choices=choices,
-        required=False,
-        error_messages={"invalid_choice": f'Unknown status "{{input}}"; use one of {values}.'},
-    )
-
-
-def query_filters(serializer_class, request) -> dict:
-    """The list filters of a query string, validated: 400 with field messages, never a 500."""
-    filters = serializer_class(data=request.query_params)
-    filters.is_valid(raise_exception=True)
-    return filters.validated_data
-
-
-class RunFilters(serializers.Serializer):
-    status = _status_field(Run.Status.choices)
-    check = _id_field("check")
-    limit = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        error_messages={"invalid": "A whole number from 1.", "min_value": "A whole number from 1."},
-    )
-
-
-class ResultFilters(serializers.Serializer):
-    status = _status_field(Result.Status.choices)
-    check = _id_field("check")
-    run = _id_field("run")
+_WHEN = "YYYY-MM-DD (a whole day) or an ISO date-time; on when it was made. `until` excludes a date-time"
+RUN_FILTERS = [
+    OpenApiParameter("status", str, description="One or several run statuses, comma-separated"),
+    OpenApiParameter("check", int, description="Runs that ran this check"),
+    OpenApiParameter("since", str, description=_WHEN),
+    OpenApiParameter("until", str, description=_WHEN),
+]
+RESULT_FILTERS = [
+    OpenApiParameter("status", str, description="One or several result statuses, comma-separated"),
+    OpenApiParameter("check", int),
+    OpenApiParameter("run", int),
+    OpenApiParameter("datasource", int),
+    OpenApiParameter("since", str, description=_WHEN),
+    OpenApiParameter("until", str, description=_WHEN),
+    OpenApiParameter("latest", bool, description="Only the newest result of each check in range (before `status`)"),
+    OpenApiParameter("blocks", bool, description="Only results that block a workflow (or, false, that do not)"),
+]
 
 
 class Conflict(APIException):
@@ -92,26 +64,17 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     serializer_class = RunSerializer
 
     def get_queryset(self):
-        runs = Run.objects.visible_to(self.request.user).prefetch_related("results__check_version", "check_versions")
-        if self.action != "list":
-            return runs
-        filters = query_filters(RunFilters, self.request)
-        if "status" in filters:
-            runs = runs.filter(status=filters["status"])
-        if "check" in filters:
-            runs = runs.filter(check_versions__parent_check_id=filters["check"]).distinct()
-        return runs
+        runs = Run.objects.visible_to(self.request.user).prefetch_related(
+            "results__check_version", "results__rule_check__template", "check_versions"
+        )
+        if self.action == "list":
+            return filter_runs(runs, self.request.query_params)
+        return runs.distinct()
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("status", str, enum=Run.Status.values),
-            OpenApiParameter("check", int),
-            OpenApiParameter("limit", int, description="At most this many runs (1 to 1000; 100 by default)"),
-        ]
-    )
+    @extend_schema(parameters=RUN_FILTERS)
     def list(self, request, *args, **kwargs):
-        limit = min(query_filters(RunFilters, request).get("limit", 100), 1000)
-        return Response(RunSerializer(self.get_queryset()[:limit], many=True).data)
+        """Runs, newest first, paged (`?page=&page_size=`), filtered in the database."""
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer})
     def create(self, request, *args, **kwargs):
@@ -178,18 +141,17 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     serializer_class = ResultSerializer
 
     def get_queryset(self):
-        results = Result.objects.visible_to(self.request.user).select_related("check_version")
-        if self.action != "list":
-            return results
-        filters = query_filters(ResultFilters, self.request)
-        for key, field in (("status", "status"), ("check", "rule_check_id"), ("run", "run_id")):
-            if key in filters:
-                results = results.filter(**{field: filters[key]})
+        results = Result.objects.visible_to(self.request.user).select_related(
+            "check_version", "rule_check__template", "run"
+        )
+        if self.action == "list":
+            results = filter_results(results, self.request.query_params)
         return results.order_by("-created_at", "-id")
 
+    @extend_schema(parameters=RESULT_FILTERS)
     def list(self, request, *args, **kwargs):
-        # The dashboard asks for recent results; the newest 1000 are plenty for one screen.
-        return Response(ResultSerializer(self.get_queryset()[:1000], many=True).data)
+        """Results, newest first, paged (`?page=&page_size=`), filtered in the database."""
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(
         parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)],

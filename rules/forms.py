@@ -151,22 +151,16 @@ def _parent_chain(field: str, by_field: dict[str, ResolvedInput]) -> list[str]:
     return chain
 
 
-def _group(rule, entry, **_):
-    """mapping_columns: repeatable rows of {src_field, operator, target_field}."""
+def _group(rule, entry, *, by_field, **_):
+    """mapping_columns: repeatable rows of {src_field, operator, target_field}, each column a select
+    of the catalog's columns of its table, like the single-column fields above it."""
     rule["type"] = "group"
     rule["value"] = rule.get("value") or [{"src_field": "", "operator": "=", "target_field": ""}]
     rule["props"] = {
         "min": 1 if entry["required"] else 0,
         "expand": 1,
         "rule": [
-            {
-                "type": "input",
-                "field": "src_field",
-                "title": "Source column",
-                "props": {"placeholder": "Column of the source table"},
-                "validate": [{"required": True, "message": "Enter the source column.", "trigger": "change"}],
-                "col": {"span": 9},
-            },
+            _mapping_column("src_field", "Source column", "src_table", by_field),
             {
                 "type": "select",
                 "field": "operator",
@@ -175,16 +169,38 @@ def _group(rule, entry, **_):
                 "options": [{"label": op, "value": op} for op in MAPPING_OPERATORS],
                 "col": {"span": 6},
             },
-            {
-                "type": "input",
-                "field": "target_field",
-                "title": "Target column",
-                "props": {"placeholder": "Column of the target table"},
-                "validate": [{"required": True, "message": "Enter the target column.", "trigger": "change"}],
-                "col": {"span": 9},
-            },
+            _mapping_column("target_field", "Target column", "target_table", by_field),
         ],
     }
+
+
+def _mapping_column(field: str, title: str, table_field: str, by_field: dict[str, ResolvedInput]) -> dict[str, Any]:
+    """A column select inside the mapping group. Rows of a form-create group are sub-forms, so the
+    table and datasource come from the whole form (`$topForm`), not from the row (`$form`)."""
+    side = title.split()[0].lower()
+    column: dict[str, Any] = {
+        "type": "select",
+        "field": field,
+        "title": title,
+        "props": {"placeholder": f"Pick a column of the {side} table", "filterable": True, "clearable": True},
+        "options": [],
+        "validate": [{"required": True, "message": f"Pick the {side} column.", "trigger": "change"}],
+        "col": {"span": 9},
+    }
+    if table_field not in by_field:
+        return column  # a template without that table: nothing to load the columns from
+    datasource_field = by_field[table_field]["depends_on"] or ""
+    column["effect"] = {
+        "fetch": {
+            "action": f"{FORM_OPTIONS_URL}/columns/",
+            "method": "GET",
+            "query": {"datasource": f"{{{{$topForm.{datasource_field}}}}}", "table": f"{{{{$topForm.{table_field}}}}}"},
+            "parse": "results",
+            "to": "options",
+            "wait": 150,
+        }
+    }
+    return column
 
 
 FORM_TYPE_BUILDERS = {

@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
+from executions.evaluation import formula_in_words
+
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
 from .params import ParamsInvalid, validate_params
 
@@ -107,6 +109,7 @@ class CheckSerializer(serializers.ModelSerializer):
     template_version = serializers.SerializerMethodField(
         help_text="The template version the check's current version computes with."
     )
+    formula = serializers.SerializerMethodField(help_text='The rule in words: "Pass when actual − expected ≤ 0"')
     upgrade_available = serializers.SerializerMethodField(
         help_text="The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on."
     )
@@ -118,6 +121,7 @@ class CheckSerializer(serializers.ModelSerializer):
             "name",
             "template",
             "params",
+            "formula",
             "current_version",
             "template_version",
             "upgrade_available",
@@ -127,6 +131,10 @@ class CheckSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
         validators = []  # name uniqueness among live checks is checked in validate_name
+
+    def get_formula(self, check: Check) -> str:
+        params = check.params if isinstance(check.params, dict) else {}
+        return formula_in_words(params.get("check_type"), params.get("operator"), params.get("threshold"))
 
     def validate_name(self, name: str) -> str:
         name = name.strip()

@@ -21,6 +21,8 @@ from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
 from dq_platform.parsers import JSONParser
+from executions.filters import filter_checks_by_last_result
+from executions.models import Run
 
 from .forms import build_form
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
@@ -70,7 +72,6 @@ class ComparisonTypeViewSet(viewsets.ModelViewSet):
     serializer_class = ComparisonTypeSerializer
     permission_classes = [permissions.IsAuthenticated, AdminWrites]
     lookup_field = "key"
-    pagination_class = None
     http_method_names = ["get", "post", "put", "patch", "head", "options"]
 
 
@@ -113,6 +114,11 @@ class CheckFilters(serializers.Serializer):
 
 
 CHECK_FILTERS = [
+    OpenApiParameter(
+        "last_status",
+        str,
+        description="Status of the newest result: pass, fail, error, unknown or never (comma-separated)",
+    ),
     OpenApiParameter("template", str, description="A rule template key"),
     OpenApiParameter("search", str, description="Part of the check's name"),
     OpenApiParameter("datasource", int, description="Checks that read this datasource"),
@@ -155,6 +161,10 @@ class CheckViewSet(viewsets.ModelViewSet):
             checks = checks.filter(name__icontains=filters.validated_data["search"])
         if "datasource" in filters.validated_data:
             checks = checks.filter(datasources=filters.validated_data["datasource"])
+        if self.action == "list":
+            checks = filter_checks_by_last_result(
+                checks, self.request.query_params, Run.objects.visible_to(self.request.user)
+            )
         return checks
 
     def update(self, request, *args, **kwargs):

@@ -12,7 +12,7 @@ def test_a_user_exchanges_username_and_password_for_a_token_that_authenticates(c
     assert response.status_code == 200
     token = response.json()["token"]
     listing = client.get("/api/v1/datasources/", HTTP_AUTHORIZATION=f"Token {token}")
-    assert listing.status_code == 200 and listing.json() == []
+    assert listing.status_code == 200 and listing.json()["results"] == []
 
 
 def test_a_wrong_password_gets_400_in_the_api_error_shape(cast, client):

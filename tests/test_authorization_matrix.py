@@ -55,6 +55,7 @@ MATRIX = [
     (CREATED, "GET /datasources/{A}/tables/", 200, 404, 200),
     (CREATED, "GET /datasources/{A}/columns/?table=orders", 200, 404, 200),
     (CREATED, "POST /datasources/{A}/test/", 200, 404, 200),
+    (CREATED, "POST /datasources/test/ +new_datasource", 403, 403, 200),  # a configuration tried before saving
     (CREATED, "GET /form-options/tables/?datasource={A}", 200, 404, 200),
     (CREATED, "GET /form-options/columns/?datasource={A}&table=orders", 200, 404, 200),
     (CREATED, "POST /datasources/ +new_datasource", 403, 403, 201),
@@ -69,6 +70,7 @@ MATRIX = [
     (DELETED, "POST /datasources/ +new_datasource_named_A", 403, 403, 201),
     # --- checks ------------------------------------------------------------------------------
     (CREATED, "GET /checks/ lists check", Y, N, Y),
+    (CREATED, "GET /formula/?check_type=statistics_minus_comparison&operator=le&threshold=0", 200, 200, 200),
     (CREATED, "GET /checks/{check}/", 200, 404, 200),
     (CREATED, "GET /checks/{check}/versions/ lists v1", Y, 404, Y),
     (CREATED, "GET /checks/{check}/history/ lists result_a", Y, 404, Y),

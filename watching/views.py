@@ -1,5 +1,5 @@
 """The watching API: schedules, alert channels, incidents, notifications and check mutes.
-Every list pages on the server (`WatchingPagination`); every queryset is the caller's
+Every list pages on the server (dq_platform.pagination, the default); every queryset is the caller's
 `visible_to(user)`."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from rules.models import Check
 from . import cron
 from .delivery import send_test
 from .models import AlertChannel, CheckMute, Incident, Notification, Schedule
-from .pagination import WatchingPagination
 from .serializers import (
     AlertChannelSerializer,
     ChannelTestSerializer,
@@ -52,7 +51,6 @@ class ScheduleViewSet(viewsets.ModelViewSet):
     owner and administrators. `?check=` lists the schedules that run a check."""
 
     serializer_class = ScheduleSerializer
-    pagination_class = WatchingPagination
     permission_classes = [permissions.IsAuthenticated, OwnerOrAdminWrites]
 
     def get_queryset(self):
@@ -112,7 +110,6 @@ class AlertChannelViewSet(viewsets.ModelViewSet):
     messages go to."""
 
     serializer_class = AlertChannelSerializer
-    pagination_class = WatchingPagination
     permission_classes = [permissions.IsAuthenticated, AdminWritesOnly]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
@@ -149,7 +146,6 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     (several with commas), `?check=`. Whoever sees an incident may acknowledge or resolve it."""
 
     serializer_class = IncidentSerializer
-    pagination_class = WatchingPagination
 
     def get_queryset(self):
         incidents = Incident.objects.visible_to(self.request.user).select_related(
@@ -194,7 +190,6 @@ class NotificationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
     `?status=`. Seen by whoever may see the run; test messages by administrators."""
 
     serializer_class = NotificationSerializer
-    pagination_class = WatchingPagination
 
     def get_queryset(self):
         user = self.request.user

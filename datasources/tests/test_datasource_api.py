@@ -47,7 +47,7 @@ def test_a_non_admin_may_not_write_datasources(cast, api_as, make_datasource, me
 def test_every_signed_in_user_lists_and_reads_open_datasources(cast, api_as, make_datasource):
     datasource = make_datasource(name="open", type="postgresql", host="db", database="d", username="u")
     client = api_as(cast.outsider)
-    assert [d["name"] for d in client.get(URL).json()] == ["open"]
+    assert [d["name"] for d in client.get(URL).json()["results"]] == ["open"]
     assert client.get(f"{URL}{datasource.pk}/").json()["host"] == "db"
 
 
@@ -69,7 +69,7 @@ def test_an_admin_deletes_a_datasource(cast, api_as, make_datasource):
     datasource = make_datasource(name="old", type="postgresql", host="db", database="d", username="u")
     client = api_as(cast.admin)
     assert client.delete(f"{URL}{datasource.pk}/").status_code == 204
-    assert client.get(URL).json() == [] and client.get(f"{URL}{datasource.pk}/").status_code == 404
+    assert client.get(URL).json()["results"] == [] and client.get(f"{URL}{datasource.pk}/").status_code == 404
     assert not Datasource.objects.alive().exists()  # soft-deleted: see test_soft_delete.py
 
 

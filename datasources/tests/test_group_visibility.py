@@ -14,14 +14,14 @@ def restricted(cast, make_datasource):
 
 def test_a_member_of_the_group_sees_the_restricted_datasource(cast, api_as, restricted):
     client = api_as(cast.author)
-    assert [d["name"] for d in client.get("/api/v1/datasources/").json()] == ["finance"]
+    assert [d["name"] for d in client.get("/api/v1/datasources/").json()["results"]] == ["finance"]
     assert client.get(f"/api/v1/datasources/{restricted.pk}/").status_code == 200
 
 
 @pytest.mark.parametrize("suffix", ["", "tables/", "columns/?table=x"])
 def test_a_user_outside_the_group_gets_404_for_every_endpoint(cast, api_as, restricted, suffix):
     client = api_as(cast.outsider)
-    assert client.get("/api/v1/datasources/").json() == []
+    assert client.get("/api/v1/datasources/").json()["results"] == []
     assert client.get(f"/api/v1/datasources/{restricted.pk}/{suffix}").status_code == 404
 
 

@@ -32,7 +32,7 @@ def test_a_deleted_datasource_frees_its_name_and_keeps_its_groups(cast, api_as, 
     assert again.status_code == 201, again.json()
     restricted.refresh_from_db()
     assert restricted.is_deleted and [g.name for g in restricted.allowed_groups.all()] == ["analysts"]
-    listed = {d["name"]: d["id"] for d in client.get(URL).json()}
+    listed = {d["name"]: d["id"] for d in client.get(URL).json()["results"]}
     assert listed == {"open": sources["open"].pk, "restricted": again.json()["id"]}
 
 

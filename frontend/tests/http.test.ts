@@ -1,5 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ApiError, csrfToken, errorFromResponse, flattenFieldErrors, http, request, setUnauthenticatedHandler, withQuery } from '@/http'
+import {
+  ApiError,
+  csrfToken,
+  errorFromResponse,
+  fetchAllPages,
+  flattenFieldErrors,
+  http,
+  request,
+  setUnauthenticatedHandler,
+  withQuery,
+} from '@/http'
 
 interface Call {
   url: string
@@ -128,5 +138,23 @@ describe('helpers', () => {
 
   it('appends repeated values and keeps an existing query', () => {
     expect(withQuery('/x/?a=1', { b: [1, 2], c: null })).toBe('/x/?a=1&b=1&b=2')
+  })
+})
+
+describe('paged lists', () => {
+  it('follows `next` to gather a short list, asking for the largest pages', async () => {
+    const pages: Record<string, unknown> = {
+      '/api/v1/datasources/?page_size=500': { count: 3, next: 'http://x/api/v1/datasources/?page=2&page_size=500', previous: null, results: [1, 2] },
+      'http://x/api/v1/datasources/?page=2&page_size=500': { count: 3, next: null, previous: 'http://x/…', results: [3] },
+    }
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        calls.push({ url, init })
+        return new Response(JSON.stringify(pages[url]), { status: 200, headers: { 'content-type': 'application/json' } })
+      }),
+    )
+    await expect(fetchAllPages('/api/v1/datasources/')).resolves.toEqual([1, 2, 3])
+    expect(calls.map((c) => c.url)).toEqual(Object.keys(pages))
   })
 })

@@ -155,14 +155,14 @@ def test_only_the_owner_or_an_admin_changes_a_check(cast, api_as, valid_params, 
 def test_checks_on_a_restricted_datasource_are_invisible_to_outsiders(cast, api_as, valid_params, pg_datasource):
     check = _create(api_as(cast.author), "null_check", valid_params["null_check"]).json()
     pg_datasource.allowed_groups.set([cast.analysts])
-    assert api_as(cast.outsider).get(URL).json() == []
+    assert api_as(cast.outsider).get(URL).json()["results"] == []
     assert api_as(cast.outsider).get(f"{URL}{check['id']}/").status_code == 404
-    assert [c["id"] for c in api_as(cast.author).get(URL).json()] == [check["id"]]
+    assert [c["id"] for c in api_as(cast.author).get(URL).json()["results"]] == [check["id"]]
 
 
 def test_the_list_filters_by_template_and_search(cast, api_as, valid_params):
     client = api_as(cast.author)
     _create(client, "null_check", valid_params["null_check"], name="emails present")
     _create(client, "uniqueness_check", valid_params["uniqueness_check"], name="ids unique")
-    assert [c["name"] for c in client.get(f"{URL}?template=uniqueness_check").json()] == ["ids unique"]
-    assert [c["name"] for c in client.get(f"{URL}?search=EMAIL").json()] == ["emails present"]
+    assert [c["name"] for c in client.get(f"{URL}?template=uniqueness_check").json()["results"]] == ["ids unique"]
+    assert [c["name"] for c in client.get(f"{URL}?search=EMAIL").json()["results"]] == ["emails present"]

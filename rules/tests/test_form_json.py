@@ -110,11 +110,11 @@ def test_an_unknown_template_answers_404(cast, api_as):
 
 
 def test_the_catalog_lists_templates_with_their_inputs(cast, api_as):
-    body = api_as(cast.author).get("/api/v1/rule-templates/").json()
+    body = api_as(cast.author).get("/api/v1/rule-templates/").json()["results"]
     assert len(body) == 12
     null_check = next(t for t in body if t["key"] == "null_check")
     assert null_check["dimension"] == "completeness" and null_check["inputs"][0]["field"] == "src_datasource_id"
-    assert api_as(cast.author).get("/api/v1/comparison-types/").json()[0] == {
+    assert api_as(cast.author).get("/api/v1/comparison-types/").json()["results"][0] == {
         "key": "fix_value",
         "name": "Fixed value",
         "source": "fixed",
@@ -124,3 +124,25 @@ def test_the_catalog_lists_templates_with_their_inputs(cast, api_as):
         "position": 0,
         "description": "The number you type in the check.",
     }
+
+
+def test_the_mapping_columns_are_selects_fed_by_the_catalog_of_each_table(cast, api_as, make_datasource, parquet_dir):
+    lake = make_datasource(name="lake", type="file", format="parquet", path=str(parquet_dir))
+    client = api_as(cast.author)
+    group = {r["field"]: r for r in _form(api_as, cast.author, "multi_table_accuracy")}["mapping_columns"]
+    columns = {r["field"]: r for r in group["props"]["rule"]}
+    form = {
+        "src_datasource_id": lake.pk,
+        "src_table": "orders",
+        "target_datasource_id": lake.pk,
+        "target_table": "customers",
+    }
+    offered = {}
+    for field in ("src_field", "target_field"):
+        assert columns[field]["type"] == "select"
+        fetch = columns[field]["effect"]["fetch"]
+        # Rows of a group are sub-forms: the tables come from the whole form ($topForm).
+        query = {k: form[v.strip("{}").removeprefix("$topForm.")] for k, v in fetch["query"].items()}
+        body = client.get(fetch["action"], query).json()
+        offered[field] = [option["value"] for option in body[fetch["parse"]]]
+    assert offered == {"src_field": ["order_id", "status", "amount"], "target_field": ["customer_id", "email"]}

@@ -197,6 +197,7 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
     expect(page.get_by_test_id("run-results").locator("article")).to_have_count(4)
     expect(page.get_by_test_id("run-blocking")).to_be_visible()  # the enumeration check blocks on failure
     shots("run-of-four", readme="run")
+    run_path = page.url.removeprefix(url)
 
     # The dashboard, then the trend of the null check across its two runs, failures marked.
     page.get_by_role("link", name="Results", exact=True).click()
@@ -207,14 +208,15 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
     newest.first.get_by_test_id("open-trend").click()
     drawer = page.locator(".el-drawer")
     expect(drawer.get_by_test_id("trend-caption")).to_contain_text("2 results over business time")
-    expect(drawer.get_by_test_id("trend-caption")).to_contain_text("2 failed or errored")
+    expect(drawer.get_by_test_id("trend-caption")).to_contain_text("2 failed · 0 errored")
     expect(drawer.locator("canvas")).to_have_count(1)
     shots("trend", readme="trend")
     page.keyboard.press("Escape")
 
-    # Nothing breaks on a 1024-px window: no page scrolls sideways.
+    # Nothing breaks on a 1024-px window: no page scrolls sideways, the verdicts wrap.
     page.set_viewport_size({"width": 1024, "height": 800})
     for path in [
+        run_path,
         "/results",
         "/checks",
         f"/checks/{check_id}",
@@ -227,6 +229,14 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
         page.wait_for_load_state("networkidle")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{path} is {overflow}px too wide at 1024 px"
+        if path == run_path:
+            shots("narrow-run")
+            # Every verdict line stays inside its card (none is cut off at the right edge).
+            cut = page.evaluate(
+                "[...document.querySelectorAll('[data-testid=verdict]')].filter("
+                "v => v.getBoundingClientRect().right > v.closest('article').getBoundingClientRect().right + 1).length"
+            )
+            assert cut == 0, f"{cut} verdicts run past their card at 1024 px"
     shots("narrow-checks")
     assert unexpected(console_errors) == []
 

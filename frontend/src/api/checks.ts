@@ -1,10 +1,12 @@
-import { API, http } from '@/http'
+import { API, http, type Page, type Paging } from '@/http'
 import type { Check, CheckVersion, HistoryPoint, Params } from './types'
 
 export interface CheckFilters {
   search?: string
   template?: string
   datasource?: number | ''
+  /** The newest result's status, comma-separated (`fail,error`), or `never`. */
+  last_status?: string
 }
 
 export interface CheckInput {
@@ -13,7 +15,8 @@ export interface CheckInput {
   params: Params
 }
 
-export const listChecks = (filters: CheckFilters = {}) => http.get<Check[]>(`${API}/checks/`, { ...filters })
+/** One page of checks by name, filtered by the server. */
+export const listChecks = (filters: CheckFilters & Paging = {}) => http.get<Page<Check>>(`${API}/checks/`, { ...filters })
 export const getCheck = (id: number) => http.get<Check>(`${API}/checks/${id}/`)
 export const createCheck = (body: CheckInput) => http.post<Check>(`${API}/checks/`, body)
 /** The whole check as the form shows it; the server writes a new version when anything changed. */
@@ -22,3 +25,6 @@ export const deleteCheck = (id: number) => http.delete(`${API}/checks/${id}/`)
 export const listVersions = (id: number) => http.get<CheckVersion[]>(`${API}/checks/${id}/versions/`)
 /** Statistic and comparison values over business time, for the trend chart. */
 export const checkHistory = (id: number) => http.get<HistoryPoint[]>(`${API}/checks/${id}/history/`)
+/** "Pass when actual − expected ≤ 0" for a rule being written: the server's words, before any run. */
+export const previewFormula = (rule: { check_type: string; operator: string; threshold: number }, signal?: AbortSignal) =>
+  http.get<{ formula: string }>(`${API}/formula/`, { ...rule }, signal)

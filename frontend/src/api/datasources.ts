@@ -1,8 +1,20 @@
-import { API, http } from '@/http'
-import type { ColumnInfo, Datasource, TableInfo } from './types'
+import { API, fetchAllPages, http } from '@/http'
+import type { ColumnInfo, ConnectionTest, Datasource, DatasourceInput, TableInfo } from './types'
 
-export const listDatasources = () => http.get<Datasource[]>(`${API}/datasources/`)
+/** Every datasource the caller may use (a short, admin-kept list). */
+export const listDatasources = () => fetchAllPages<Datasource>(`${API}/datasources/`)
+export const createDatasource = (body: DatasourceInput) => http.post<Datasource>(`${API}/datasources/`, body)
+/** PATCH: a `password` left out keeps the stored one. */
+export const updateDatasource = (id: number, body: Partial<DatasourceInput>) =>
+  http.patch<Datasource>(`${API}/datasources/${id}/`, body)
 export const listTables = (id: number) => http.get<TableInfo[]>(`${API}/datasources/${id}/tables/`)
 export const listColumns = (id: number, table: string) =>
   http.get<ColumnInfo[]>(`${API}/datasources/${id}/columns/`, { table })
-export const testConnection = (id: number) => http.post<{ ok: boolean; message: string }>(`${API}/datasources/${id}/test/`)
+/** The saved datasource as stored (anyone who may use it). */
+export const testConnection = (id: number) => http.post<ConnectionTest>(`${API}/datasources/${id}/test/`)
+/**
+ * Administrators, before saving: a new configuration (`id` undefined), or an edit of datasource
+ * `id` (its stored password unless `password` is given). Invalid fields answer 400 like saving would.
+ */
+export const testConfiguration = (body: Partial<DatasourceInput>, id?: number) =>
+  http.post<ConnectionTest>(id === undefined ? `${API}/datasources/test/` : `${API}/datasources/${id}/test/`, body)

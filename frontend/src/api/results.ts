@@ -1,19 +1,28 @@
-import { API, http } from '@/http'
+import { API, http, type Page, type Paging } from '@/http'
 import type { ErrorRowsPage, LatestResult, Result, ResultsSummary } from './types'
 
 export interface ResultFilters {
+  /** One status or several, comma-separated: `fail,error`. */
   status?: string
   check?: number | ''
   run?: number | ''
   datasource?: number | ''
   since?: string
   until?: string
+  /** Only the newest result of each check in range (the dashboard's open failures). */
+  latest?: boolean | ''
+  /** Only results that block a workflow. */
+  blocks?: boolean | ''
 }
 
-export const listResults = (filters: ResultFilters = {}) => http.get<Result[]>(`${API}/results/`, { ...filters })
+/** One page of results, newest first, filtered by the server. */
+export const listResults = (filters: ResultFilters & Paging = {}) =>
+  http.get<Page<Result>>(`${API}/results/`, { ...filters })
 export const getResult = (id: number) => http.get<Result>(`${API}/results/${id}/`)
 export const resultsSummary = (hours = 24) => http.get<ResultsSummary>(`${API}/results/summary/`, { hours })
-export const latestResults = () => http.get<LatestResult[]>(`${API}/results/latest/`)
+/** The newest result of each of these checks (one page of the checks list). */
+export const latestResults = (checks: number[]) =>
+  http.get<Page<LatestResult>>(`${API}/results/latest/`, { check: checks, page_size: Math.max(1, checks.length) })
 export const errorRows = (id: number, page: number, pageSize: number) =>
   http.get<ErrorRowsPage>(`${API}/results/${id}/error-rows/`, { page, page_size: pageSize })
 export const errorRowsCsvUrl = (id: number) => `${API}/results/${id}/error-rows.csv`

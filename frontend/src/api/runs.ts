@@ -1,11 +1,19 @@
-import { API, http } from '@/http'
+import { API, http, type Page, type Paging } from '@/http'
 import type { Run } from './types'
+
+export interface RunFilters {
+  /** One status or several, comma-separated: `queued,running`. */
+  status?: string
+  check?: number | ''
+  since?: string
+}
 
 /** Answers 202 at once with the queued run; the run page polls getRun until it ends. */
 export const startRun = (checks: number[]) => http.post<Run>(`${API}/runs/`, { checks, trigger: 'manual' })
 export const getRun = (id: number, signal?: AbortSignal) => http.get<Run>(`${API}/runs/${id}/`, undefined, signal)
-export const listRuns = (params: { status?: string; check?: number | ''; limit?: number } = {}) =>
-  http.get<Run[]>(`${API}/runs/`, { ...params })
+/** One page of runs, newest first, filtered by the server. */
+export const listRuns = (filters: RunFilters & Paging = {}) => http.get<Page<Run>>(`${API}/runs/`, { ...filters })
 
 export const FINISHED = ['passed', 'failed', 'error', 'cancelled']
+export const ACTIVE = 'queued,running'
 export const isFinished = (run: Pick<Run, 'status'>) => FINISHED.includes(run.status)

@@ -9,10 +9,12 @@ export type Operator = 'eq' | 'lt' | 'le' | 'gt' | 'ge' | 'ne'
 export type RunStatus = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'cancelled'
 export type ResultStatus = 'pass' | 'fail' | 'error' | 'unknown'
 
+export type DatasourceType = 'postgresql' | 'mysql' | 'file'
+
 export interface Datasource {
   id: number
   name: string
-  type: 'postgresql' | 'mysql' | 'file' | string
+  type: DatasourceType | string
   description?: string
   host?: string
   port?: number | null
@@ -20,8 +22,32 @@ export interface Datasource {
   username?: string
   path?: string
   format?: string
+  options?: Record<string, string | number | boolean | null>
+  allowed_groups?: string[]
   has_password?: boolean
   created_at?: string
+  updated_at?: string
+}
+
+/** What the datasource form sends: `password` is write-only (left out: keep the stored one). */
+export interface DatasourceInput {
+  name: string
+  type: DatasourceType
+  description: string
+  host: string
+  port: number | null
+  database: string
+  username: string
+  password?: string
+  path: string
+  format: string
+  options: Record<string, string | number | boolean | null>
+  allowed_groups: string[]
+}
+
+export interface ConnectionTest {
+  ok: boolean
+  message: string
 }
 
 export interface TableInfo {
@@ -86,6 +112,8 @@ export interface Check {
   name: string
   template: string
   params: Params
+  /** The rule in words: "Pass when actual − expected ≤ 0" ('' when incomplete). */
+  formula: string
   current_version: number
   owner: string | null
   created_at: string
@@ -114,6 +142,17 @@ export interface HistoryPoint {
   threshold: number
   operator: Operator
   check_type: CheckType
+  /** Where the statistic would have passed, given this point's expected value; null: no band. */
+  passing_band: PassingBand | null
+  /** Why an `error` result could not be evaluated. */
+  message: string
+}
+
+/** Statistic values between `low` and `high` (null: unbounded) pass (`inside`) or fail (`outside`). */
+export interface PassingBand {
+  low: number | null
+  high: number | null
+  passes: 'inside' | 'outside'
 }
 
 export interface ComparisonSource {
@@ -131,6 +170,8 @@ export interface Result {
   check_name: string
   check_version: number
   template: string
+  /** The template's name ("Null check"), for people; `template` is its key. */
+  template_name: string
   batch: string
   status: ResultStatus
   statistic_name: string
@@ -143,7 +184,12 @@ export interface Result {
   threshold: number
   failure_strategy: 'alert' | 'block' | string
   formula_value: number | null
+  /** The rule in words: "Pass when actual − expected ≤ 0". */
+  formula: string
+  /** The rule applied to the numbers: "Pass when …: 2 − 0 = 2 > 0 → fail"; '' for an error. */
   verdict: string
+  /** A `block` check that failed or could not be evaluated: it stops a workflow. */
+  blocks: boolean
   message: string
   error_row_count: number | null
   error_rows_written: number | null
@@ -151,11 +197,10 @@ export interface Result {
   rows_scanned: number | null
   data_time: string
   created_at: string
-  // Only in the dashboard's list (/results/):
-  datasource?: { id: number; name: string } | null
-  table?: string
-  blocks?: boolean
-  run_status?: RunStatus
+  /** Where the result's batch looked. */
+  datasource: { id: number; name: string } | null
+  table: string
+  run_status: RunStatus
 }
 
 export interface BatchDefinition {

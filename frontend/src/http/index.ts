@@ -186,6 +186,37 @@ export const http = {
   delete: <T = void>(url: string) => request<T>('DELETE', url),
 }
 
+/** One page of a list endpoint (dq_platform/pagination.py): `?page=&page_size=`, 50 by default, at most 500. */
+export interface Page<T> {
+  count: number
+  next: string | null
+  previous: string | null
+  results: T[]
+}
+
+export interface Paging {
+  page?: number
+  page_size?: number
+}
+
+export const MAX_PAGE_SIZE = 500
+
+/**
+ * Every item of a short list (datasources, rule templates, comparison types: catalogs an admin
+ * keeps, which fill the filters and selects), following `next` page by page. Long lists (checks,
+ * runs, results) are paged on screen instead (composables/useServerPages).
+ */
+export async function fetchAllPages<T>(url: string, params: Query = {}, maxPages = 20): Promise<T[]> {
+  const items: T[] = []
+  let next: string | null = withQuery(url, { ...params, page_size: MAX_PAGE_SIZE })
+  for (let fetched = 0; next && fetched < maxPages; fetched++) {
+    const page: Page<T> = await request<Page<T>>('GET', next)
+    items.push(...page.results)
+    next = page.next
+  }
+  return items
+}
+
 /** A message for anything a promise rejected with: ApiError's own words, else a generic line. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.message

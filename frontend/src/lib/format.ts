@@ -1,6 +1,5 @@
 // Small display helpers shared by the pages: dates, durations, statuses, expected values in words.
 import type { ComparisonSource, Result, ResultStatus, RunStatus } from '@/api/types'
-import { formatNumber } from './verdict'
 
 const dateTime = new Intl.DateTimeFormat(undefined, {
   year: 'numeric',
@@ -47,9 +46,17 @@ export function formatDuration(seconds: number | null | undefined): string {
   return `${minutes} min ${Math.round(seconds % 60)} s`
 }
 
-/** A statistic or expected value for reading: the verdict's own number format, or an em dash. */
+/**
+ * A statistic or expected value for reading: 12 not 12.0, long fractions to 4 places and 6
+ * significant digits, or an em dash. (The verdict's own numbers come worded by the server.)
+ */
 export function formatValue(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : formatNumber(value)
+  if (value === null || value === undefined || Number.isNaN(value)) return '—'
+  if (Number.isInteger(value)) return String(value)
+  const fourPlaces = Math.round(value * 1e4) / 1e4
+  const wholeDigits = fourPlaces === 0 ? 1 : Math.floor(Math.log10(Math.abs(fourPlaces))) + 1
+  const rounded = Number(fourPlaces.toPrecision(Math.min(21, Math.max(6, wholeDigits))))
+  return String(Object.is(rounded, -0) ? 0 : rounded)
 }
 
 export function formatCount(value: number | null | undefined): string {

@@ -1,0 +1,42 @@
+"""The one paging of every list endpoint: `?page=&page_size=` → `{"count", "next", "previous", "results"}`.
+
+Set as DRF's DEFAULT_PAGINATION_CLASS, so checks, runs, results, datasources, rule templates and
+comparison types all page the same way (the browser app's TablePager and `fetchAllPages` read
+this shape). Bad numbers answer 400 with the field that is wrong instead of DRF's silent
+fallback to the default size; a page past the last one is DRF's 404 ("Invalid page."), which
+says the list got shorter since the caller counted it.
+"""
+
+from __future__ import annotations
+
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+
+
+def _whole_number(raw: str, name: str, maximum: int | None = None) -> int:
+    text = raw.strip()
+    if not text.isdigit() or int(text) < 1 or (maximum is not None and int(text) > maximum):
+        upper = f" to {maximum}" if maximum is not None else " or more"
+        raise ValidationError({name: [f"A whole number from 1{upper}; got {raw!r}."]})
+    return int(text)
+
+
+class Pages(PageNumberPagination):
+    page_size = DEFAULT_PAGE_SIZE
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+
+    def get_page_size(self, request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None or raw == "":
+            return self.page_size
+        return _whole_number(raw, self.page_size_query_param, self.max_page_size)
+
+    def paginate_queryset(self, queryset, request, view=None):
+        raw = request.query_params.get(self.page_query_param)
+        if raw not in (None, "", *self.last_page_strings):
+            _whole_number(raw, self.page_query_param)  # "abc", "0", "-1": 400 naming `page`
+        return super().paginate_queryset(queryset, request, view)

@@ -78,7 +78,7 @@ def run_fused(spark: SparkSession, dataset: gen.Dataset, checks: Iterable[BenchC
 
     checks = tuple(checks)
     spec = bench_checks.full_set_spec(str(dataset.orders), str(dataset.customers), checks)
-    return engine_statistics(dq_engine.run(spec, spark), [c.id for c in checks])
+    return engine_statistics(dq_engine.run(spec, spark=spark), [c.id for c in checks])
 
 
 def engine_statistics(result: dict[str, Any], check_ids: list[str]) -> dict[str, Any]:
@@ -292,11 +292,10 @@ def _print_breakdown(spark, dataset, floor: float, rule_seconds: dict[str, float
 
     for label, checks in (("row-level subset", bench_checks.row_level_checks()), ("full set", CHECKS)):
         spec = bench_checks.full_set_spec(str(dataset.orders), str(dataset.customers), checks)
-        group = f"dq-bench-breakdown-{time.time_ns()}"
         started = time.perf_counter()
-        dq_engine.run(spec, spark, job_group=group)
+        document = dq_engine.run(spec, spark=spark)
         total = time.perf_counter() - started
-        steps = engine_steps(spark, group)
+        steps = engine_steps(spark, document["plan"]["job_group"])
         log("")
         log(f"{'fused ' + label + ' (extra run), by engine step':<58}{'queries':>8}{'seconds':>9}{'x floor':>9}")
         for step, (queries, seconds) in steps.items():

@@ -3,6 +3,10 @@
 One function today: `dq_rlike(text, pattern, automaton)`, RLIKE answered by a precompiled automaton
 on the UTF-8 bytes (dq_engine/fast_regex.py says which patterns and why). The jar is optional: a
 session without it answers every regexp check with Spark's RLIKE, with the same results, slower.
+
+`regex_find` is the Spark engine's regex hook (the regexp predicate's one engine-specific call,
+dq_engine/vocabulary/predicates.py): the pattern checked by Java's regex engine, then matched by
+the automaton or by RLIKE.
 """
 
 from __future__ import annotations
@@ -12,8 +16,12 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
+
+from dq_engine.errors import CheckError
+
 if TYPE_CHECKING:
-    from pyspark.sql import Column, SparkSession
+    from pyspark.sql import SparkSession
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +55,29 @@ def ensure_functions(spark: SparkSession) -> bool:
         return registered
 
 
-def fast_rlike(spark: SparkSession, text: Column, pattern: str) -> Column | None:
-    """`text RLIKE pattern` through the automaton, or None when the pattern or session cannot have it."""
-    from pyspark.sql import functions as F
-
+def regex_find(spark: SparkSession, text: exp.Expression, pattern: str) -> exp.Expression:
+    """`text RLIKE pattern` as a SQLGlot expression for Spark: `dq_rlike(text, pattern, automaton)`
+    when the automaton answers the pattern and the jar is loaded, else RLIKE. The pattern and the
+    automaton are string literals (the renderer quotes them). Raises CheckError for a pattern
+    Java's regex engine refuses."""
     from dq_engine.fast_regex import compile_find
 
+    check_java_regex(spark, pattern)
     automaton = compile_find(pattern)
     if automaton is None or not ensure_functions(spark):
-        return None
-    return F.call_function(RLIKE, text, F.lit(pattern), F.lit(automaton.serialize()))
+        return exp.RegexpLike(this=text, expression=exp.Literal.string(pattern))
+    return exp.Anonymous(
+        this=RLIKE, expressions=[text, exp.Literal.string(pattern), exp.Literal.string(automaton.serialize())]
+    )
+
+
+def check_java_regex(spark: SparkSession, pattern: str) -> None:
+    """Compile the pattern with Java's regex engine (the one Spark uses), so a bad pattern is this
+    check's error before the fused pass runs rather than a failure of the whole pass."""
+    try:
+        spark.sparkContext._jvm.java.util.regex.Pattern.compile(pattern)
+    except Exception as exc:  # noqa: BLE001 - py4j wraps PatternSyntaxException
+        from dq_engine.errors import describe
+
+        detail = (describe(exc).splitlines() or ["syntax error"])[0]
+        raise CheckError(f"Not a valid regular expression ({detail}): {pattern!r}.")

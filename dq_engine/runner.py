@@ -51,11 +51,13 @@ from typing import TYPE_CHECKING, Any
 from dq_engine import plan as planning
 from dq_engine.error_rows import error_rows_path, write_error_rows
 from dq_engine.errors import BatchError, CheckError, describe, quiet_pyspark_error_logs
-from dq_engine.metrics import RowMetric, compare, quote_identifier, resolve_column, row_metric
+from dq_engine.metrics import RowMetric, field_ref, quote_identifier, resolve_column, row_metric, to_column
 from dq_engine.readers import describe_source, read_source
 from dq_engine.result import new_outcome, number, utc_now
-from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
+from dq_engine.spec import CheckSpec, FileSource, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, filter_to_spark_sql, parse_filter, parse_select
+from dq_engine.vocabulary import mapping_condition
+from dq_engine.vocabulary.metrics import compared_as_text
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -85,49 +87,117 @@ BYPASS_PARTIAL_AGGREGATION = "spark.sql.execution.bypassPartialAggregation"
 _bypass_lock = threading.Lock()
 _bypass_users: dict[int, tuple[int, str | None]] = {}  # id(session) -> (queries inside, value before)
 
+# How often the cancel watcher looks at the run's cancel event (seconds).
+CANCEL_POLL_SECONDS = 0.2
+
+CANCELLED = "The run was cancelled before this check finished."
+
 # A sampled batch is read by several passes (file batches are not cached); a fixed seed keeps the
 # sample the same across those passes.
 SAMPLE_SEED = 20261130
 
 
-def run(
-    spec: JobSpec | dict[str, Any],
-    spark: SparkSession,
-    secrets: Mapping[str, str] | None = None,
-    *,
-    job_group: str | None = None,
-) -> dict[str, Any]:
-    """Run every check of the spec and return the result document (see dq_engine.result).
+class SparkEngine:
+    """The Spark engine (dq_engine/engines.py): reads every source kind the spec has.
 
-    - `secrets`: password values by the names the spec's JDBC sources give (`password_secret`);
-      the CLI passes os.environ. Nothing from it is logged or copied into the result.
-    - `job_group`: the Spark job group for this run's jobs (a caller can cancel it with
-      `sparkContext.cancelJobGroup`); one is made up when omitted. The caller's own group and job
-      description are restored afterwards.
-
-    Raises SpecError for a malformed spec; every other failure is reported inside the document.
+    - `spark`: a SparkSession, or a zero-argument callable returning one, called only when a run
+      needs it (a worker starts Spark only for a batch that needs it); None takes the process's
+      active session, or builds one with the engine's defaults (dq_engine.session.build_spark).
+      Whoever creates the session owns its life: the engine never stops it.
+    - `job_group`: the Spark job group for the run's jobs; one is made up when omitted. The
+      caller's own group and job description are restored afterwards.
     """
-    job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
-    planning.validate(job)
-    started_at = utc_now()
-    group = job_group or f"dq-engine-{_slug(job.run_id)}-{uuid.uuid4().hex[:8]}"
-    execution = _Execution(job, spark, secrets or {})
-    with quiet_pyspark_error_logs(), _job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs:
-        try:
-            execution.execute()
-        finally:
-            execution.cleanup()
-    return {
-        "run_id": job.run_id,
-        "spark_application_id": spark.sparkContext.applicationId,
-        "started_at": started_at,
-        "finished_at": utc_now(),
-        "batches": {
-            name: {"rows": execution.rows.get(name), "error": execution.batch_errors.get(name)} for name in job.batches
-        },
-        "checks": execution.outcomes,
-        "plan": {"batches": execution.stats, "spark_jobs": count_jobs(), "job_group": group},
-    }
+
+    key = "spark"
+
+    def __init__(
+        self, spark: SparkSession | Callable[[], SparkSession] | None = None, job_group: str | None = None, **_
+    ):
+        self._spark = spark
+        self.job_group = job_group
+
+    def reason_cannot_read(self, source: JdbcSource | FileSource) -> str | None:
+        if isinstance(source, JdbcSource | FileSource):
+            return None
+        return f"Spark reads JDBC tables and files, not {type(source).__name__}."
+
+    @property
+    def spark(self) -> SparkSession:
+        if self._spark is None:
+            from pyspark.sql import SparkSession
+
+            from dq_engine.session import build_spark
+
+            self._spark = SparkSession.getActiveSession() or build_spark()
+        elif not hasattr(self._spark, "sparkContext"):  # a factory: start Spark now
+            self._spark = self._spark()
+        return self._spark
+
+    def run(
+        self,
+        spec: JobSpec | dict[str, Any],
+        secrets: Mapping[str, str] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> dict[str, Any]:
+        """Run every check of the spec and return the result document (see dq_engine.result).
+
+        - `secrets`: password values by the names the spec's JDBC sources give (`password_secret`);
+          the CLI passes os.environ. Nothing from it is logged or copied into the result.
+        - `cancel`: once set, the run's Spark jobs are cancelled, no further pass starts, and every
+          check not finished by then ends `error` ("The run was cancelled ...").
+
+        Raises SpecError for a malformed spec; every other failure is reported inside the document.
+        """
+        job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
+        planning.validate(job)
+        spark = self.spark
+        started_at = utc_now()
+        group = self.job_group or f"dq-engine-{_slug(job.run_id)}-{uuid.uuid4().hex[:8]}"
+        cancel = cancel or threading.Event()
+        execution = _Execution(job, spark, secrets or {}, cancel)
+        with (
+            quiet_pyspark_error_logs(),
+            _job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs,
+            _cancel_watcher(spark, group, cancel),
+        ):
+            try:
+                execution.execute()
+            finally:
+                execution.cleanup()
+        return {
+            "run_id": job.run_id,
+            "spark_application_id": spark.sparkContext.applicationId,
+            "started_at": started_at,
+            "finished_at": utc_now(),
+            "batches": {
+                name: {"rows": execution.rows.get(name), "error": execution.batch_errors.get(name), "engine": self.key}
+                for name in job.batches
+            },
+            "checks": execution.outcomes,
+            "plan": {"batches": execution.stats, "spark_jobs": count_jobs(), "job_group": group},
+        }
+
+
+@contextmanager
+def _cancel_watcher(spark: SparkSession, group: str, cancel: threading.Event) -> Iterator[None]:
+    """While the run lasts, a thread waits for `cancel`; from then on it cancels the run's job group
+    (the passes' threads inherit it) every CANCEL_POLL_SECONDS, so a job that was still being
+    planned when the run was cancelled is stopped as soon as it starts."""
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.is_set():
+            if cancel.wait(CANCEL_POLL_SECONDS) and not finished.is_set():
+                spark.sparkContext.cancelJobGroup(group)
+                finished.wait(CANCEL_POLL_SECONDS)
+
+    watcher = threading.Thread(target=watch, name="dq-engine-cancel", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()
 
 
 def _slug(value: Any) -> str:
@@ -191,8 +261,8 @@ class _Failed:
 class _Execution:
     """The state of one run: batches, outcomes, plan statistics."""
 
-    def __init__(self, spec: JobSpec, spark: SparkSession, secrets: Mapping[str, str]):
-        self.spec, self.spark, self.secrets = spec, spark, secrets
+    def __init__(self, spec: JobSpec, spark: SparkSession, secrets: Mapping[str, str], cancel: threading.Event):
+        self.spec, self.spark, self.secrets, self.cancel = spec, spark, secrets, cancel
         self.plans = planning.make_plan(spec)
         self.frames: dict[str, DataFrame] = {}
         self.batch_errors: dict[str, str] = {}
@@ -228,11 +298,21 @@ class _Execution:
     # --- flow ------------------------------------------------------------------------------------
     def execute(self) -> None:
         for name in self.spec.batches:
+            if self.cancel.is_set():
+                break
             self._open(name)
+        if not self.cancel.is_set():
+            self._run_passes()
+        for check in self.spec.checks:  # a check no step reached (cancelled, or a bug): say so
+            if check.id not in self.done:
+                why = CANCELLED if self.cancel.is_set() else self._problem(check)
+                self._fail(check, CheckError(why or "The engine did not evaluate this check."))
+
+    def _run_passes(self) -> None:
         units: list[Callable[[], None]] = []
         for name in self.spec.batches:
             if self.stats[name]["cached"]:  # builds the cache before any other pass reads the batch
-                self._aggregate_pass(name)
+                self._unless_cancelled(functools.partial(self._aggregate_pass, name))()
             else:
                 units.append(functools.partial(self._aggregate_pass, name))
         for name in self.spec.batches:
@@ -242,9 +322,6 @@ class _Execution:
         for name in self.spec.batches:
             units += self._query_units(name)
         self._run_units(units)
-        for check in self.spec.checks:  # a check no step reached (should not happen): say so
-            if check.id not in self.done:
-                self._fail(check, CheckError(self._problem(check) or "The engine did not evaluate this check."))
 
     def _run_units(self, units: list[Callable[[], None]]) -> None:
         """Run the passes, CONCURRENT_PASSES at a time (each records its own checks' outcomes).
@@ -252,6 +329,7 @@ class _Execution:
         Concurrent jobs keep every core busy: a pass's last wave of tasks (5 files on 2 cores is 3
         waves) and its driver-side planning leave cores idle that the next pass's tasks fill. The
         threads inherit this run's job group (pinned thread mode), so cancelling it stops them all."""
+        units = [self._unless_cancelled(unit) for unit in units]
         workers = min(CONCURRENT_PASSES, len(units))
         if workers <= 1:
             for unit in units:
@@ -265,6 +343,15 @@ class _Execution:
             futures = [pool.submit(inheritable_thread_target(self.spark)(unit)) for unit in units]
             for future in futures:
                 future.result()
+
+    def _unless_cancelled(self, unit: Callable[[], None]) -> Callable[[], None]:
+        """The unit, skipped when the run is cancelled before it starts."""
+
+        def guarded() -> None:
+            if not self.cancel.is_set():
+                unit()
+
+        return guarded
 
     def _count(self, name: str, what: str, n: int = 1) -> None:
         with self.lock:
@@ -525,7 +612,7 @@ class _Execution:
             source_field, column = resolve_column(frame, column_name)
             target_field, right_in_target = _mapped_column(self.frames[target], target_name, "target")
             left, right = column, right_in_target
-            if _is_text(source_field.dataType) != _is_text(target_field.dataType):
+            if compared_as_text(field_ref(source_field), field_ref(target_field)):
                 left, right = left.cast("string"), right.cast("string")
             source_keys = frame.select(left.alias("__dq_key"), F.lit(1).alias("__dq_s"), F.lit(0).alias("__dq_t"))
             target_keys = self.frames[target].select(
@@ -586,21 +673,23 @@ class _Execution:
 
     def _unmatched(self, source: DataFrame, target: DataFrame, mappings: planning.MappingKey) -> DataFrame:
         """Source rows with no target row matching every pair (target columns renamed to avoid clashes)."""
-        from pyspark.sql import functions as F
 
-        conditions: list[Column] = []
+        from sqlglot import exp
+
+        conditions = []
         projected: list[Column] = []
         for index, (source_name, operator, target_name) in enumerate(mappings):
-            source_field, left = _mapped_column(source, source_name, "source")
+            source_field, _ = _mapped_column(source, source_name, "source")
             target_field, right_in_target = _mapped_column(target, target_name, "target")
             alias = f"__dq_t{index}"
             projected.append(right_in_target.alias(alias))
-            right = F.col(alias)
-            if _is_text(source_field.dataType) != _is_text(target_field.dataType):
-                left, right = left.cast("string"), right.cast("string")
-            conditions.append(_join_condition(left, operator, right))
-        condition = reduce(lambda a, b: a & b, conditions)
-        return source.join(target.select(*projected), condition, "left_anti")
+            conditions.append(
+                mapping_condition(
+                    field_ref(source_field), operator, field_ref(target_field), exp.column(alias, quoted=True)
+                )
+            )
+        condition = reduce(lambda a, b: exp.and_(a, b), conditions)
+        return source.join(target.select(*projected), to_column(condition), "left_anti")
 
     # --- 5. custom SQL and value comparison ---------------------------------------------------------
     def _query_units(self, name: str) -> list[Callable[[], None]]:
@@ -652,7 +741,8 @@ class _Execution:
 
     def _fail(self, check: CheckSpec, exc: BaseException) -> None:
         outcome = self.outcomes[check.id]
-        outcome.update(status="error", statistic=None, comparison=None, message=self._say(exc))
+        message = CANCELLED if self.cancel.is_set() else self._say(exc)  # a cancelled job's error says only that
+        outcome.update(status="error", statistic=None, comparison=None, message=message)
         self.done.add(check.id)
 
     def _ok(self, check: CheckSpec, statistic: float | None, error_row_count: int | None = None) -> None:
@@ -702,16 +792,3 @@ def _mapped_column(frame: DataFrame, name: str, side: str) -> tuple[Any, Column]
         return resolve_column(frame, name)
     except CheckError as exc:
         raise CheckError(f"Mapping {side} column: {exc}")
-
-
-def _join_condition(left: Column, operator: str, right: Column) -> Column:
-    """A mapping pair's condition: `<=>` null-safe, the others SQL comparisons (a NULL matches nothing)."""
-    if operator == "<=>":
-        return left.eqNullSafe(right)
-    return compare(left, operator, right)
-
-
-def _is_text(data_type: Any) -> bool:
-    from pyspark.sql.types import CharType, StringType, VarcharType
-
-    return isinstance(data_type, StringType | CharType | VarcharType)

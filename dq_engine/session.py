@@ -79,6 +79,10 @@ def default_conf(master: str | None, jars: Iterable[str], driver_memory: str | N
         # Error rows are read back by pyarrow in the web app: microsecond timestamps round-trip for
         # every date, where INT96/nanoseconds overflow after the year 2262.
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+        # Spark replaces `${name}` in SQL text with a setting's value (an empty string when unset):
+        # a regular expression or listed value holding `${` would silently change. The engine's
+        # SQL binds its values as literals and needs no substitution.
+        "spark.sql.variable.substitute": "false",
     }
     from dq_engine.jvm import functions_jar
 

@@ -46,7 +46,7 @@ def spark_session():
 def _in_process(job: PreparedJob) -> dict[str, Any]:
     import dq_engine
 
-    return dq_engine.run(job.spec, spark_session(), secrets=job.secrets)
+    return dq_engine.run(job.spec, job.secrets, spark=spark_session)  # Spark starts only if a batch needs it
 
 
 def _spark_submit(job: PreparedJob) -> dict[str, Any]:

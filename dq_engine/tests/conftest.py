@@ -200,7 +200,7 @@ def make_spec(sources: dict[str, dict[str, Any]], checks: list[dict[str, Any]], 
 
 def check(check_id: str, kind: str, target: str | None = None, error_rows: bool = False, **fields: Any) -> dict:
     """A check on batch b; `kind` is a metric kind or a conditional_count predicate."""
-    from dq_engine.spec import PREDICATES
+    from dq_engine.vocabulary import PREDICATES
 
     metric = {"kind": "conditional_count", "predicate": kind} if kind in PREDICATES else {"kind": kind}
     return {

@@ -37,7 +37,9 @@ def test_it_writes_at_most_limit_offending_rows_per_check_and_reports_the_exact_
         check("not_asked", "null_or_empty", column=NOTE),  # 2 rows, but no error rows wanted
     ]
     root = tmp_path / "error-data" / "run-7"
-    document = dq_engine.run(make_spec(parquet_sources, checks, error_rows={"root": str(root), "limit": 2}), spark)
+    document = dq_engine.run(
+        make_spec(parquet_sources, checks, error_rows={"root": str(root), "limit": 2}), spark=spark
+    )
     outcomes = document["checks"]
 
     expected = {

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     sessions: list = []  # the session this process started, if a batch needed Spark
 
     def start_spark():
-        from dq_engine.session import DEFAULT_JARS, build_spark
+        from dq_engine.spark.session import DEFAULT_JARS, build_spark
 
         under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM and set the master
         master = args.master or (None if under_submit else "local[2]")

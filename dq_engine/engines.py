@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 ENGINES: dict[str, str] = {
-    "spark": "dq_engine.runner.SparkEngine",
+    "spark": "dq_engine.spark.engine.SparkEngine",
 }
 DEFAULT_ENGINE = "spark"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 
-from dq_engine.jvm import functions_jar
+from dq_engine.spark.jvm import functions_jar
 
 from .jobs import PreparedJob
 
@@ -37,7 +37,7 @@ def launch(job: PreparedJob) -> dict[str, Any]:
 def spark_session():
     global _spark
     if _spark is None:
-        from dq_engine.session import build_spark
+        from dq_engine.spark.session import build_spark
 
         _spark = build_spark(master=settings.DQ_SPARK_MASTER, jars=settings.DQ_SPARK_JARS, app_name="dq-worker")
     return _spark

@@ -66,7 +66,7 @@ def test_it_writes_at_most_limit_offending_rows_per_check_and_reports_the_exact_
 
 
 def test_interval_columns_are_written_as_text_that_pyarrow_reads(spark, tmp_path):
-    from dq_engine.error_rows import write_error_rows
+    from dq_engine.spark.error_rows import write_error_rows
 
     rows = spark.sql(
         "SELECT 1 AS id, INTERVAL '3' DAY AS wait, named_struct('gap', INTERVAL '2' MONTH) AS nested, "

@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/mariadb-java-client.jar")
 
 # The quiet log4j2 configuration shipped with the project (stack-notes §4).
-_LOG4J_CONF = Path(__file__).resolve().parent.parent / "conf" / "spark" / "log4j2.properties"
+_LOG4J_CONF = Path(__file__).resolve().parents[2] / "conf" / "spark" / "log4j2.properties"
 
 
 def build_spark(
@@ -84,7 +84,7 @@ def default_conf(master: str | None, jars: Iterable[str], driver_memory: str | N
         # SQL binds its values as literals and needs no substitution.
         "spark.sql.variable.substitute": "false",
     }
-    from dq_engine.jvm import functions_jar
+    from dq_engine.spark.jvm import functions_jar
 
     existing = existing_jars([*jars, *functions_jar()])
     if existing:

@@ -1,7 +1,7 @@
-"""The engine's own JVM functions (sources in dq_engine/jvm/src/, built by scripts/build-jvm.sh).
+"""The Spark engine's own JVM functions (sources in dq_engine/jvm/src/, built by scripts/build-jvm.sh).
 
 One function today: `dq_rlike(text, pattern, automaton)`, RLIKE answered by a precompiled automaton
-on the UTF-8 bytes (dq_engine/fast_regex.py says which patterns and why). The jar is optional: a
+on the UTF-8 bytes (dq_engine/spark/fast_regex.py says which patterns and why). The jar is optional: a
 session without it answers every regexp check with Spark's RLIKE, with the same results, slower.
 
 `regex_find` is the Spark engine's regex hook (the regexp predicate's one engine-specific call,
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-FUNCTIONS_JAR = Path(__file__).resolve().parent / "jvm" / "build" / "dq-engine-functions.jar"
+FUNCTIONS_JAR = Path(__file__).resolve().parents[1] / "jvm" / "build" / "dq-engine-functions.jar"
 RLIKE = "dq_rlike"
 
 _lock = threading.Lock()
@@ -60,7 +60,7 @@ def regex_find(spark: SparkSession, text: exp.Expression, pattern: str) -> exp.E
     when the automaton answers the pattern and the jar is loaded, else RLIKE. The pattern and the
     automaton are string literals (the renderer quotes them). Raises CheckError for a pattern
     Java's regex engine refuses."""
-    from dq_engine.fast_regex import compile_find
+    from dq_engine.spark.fast_regex import compile_find
 
     check_java_regex(spark, pattern)
     automaton = compile_find(pattern)
@@ -77,7 +77,7 @@ def check_java_regex(spark: SparkSession, pattern: str) -> None:
     try:
         spark.sparkContext._jvm.java.util.regex.Pattern.compile(pattern)
     except Exception as exc:  # noqa: BLE001 - py4j wraps PatternSyntaxException
-        from dq_engine.errors import describe
+        from dq_engine.spark.messages import describe
 
         detail = (describe(exc).splitlines() or ["syntax error"])[0]
         raise CheckError(f"Not a valid regular expression ({detail}): {pattern!r}.")

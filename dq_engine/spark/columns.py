@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from dq_engine.errors import CheckError
-from dq_engine.jvm import regex_find
+from dq_engine.spark.jvm import regex_find
 from dq_engine.spec import Metric
 from dq_engine.vocabulary import ColumnRef, Dialect
 from dq_engine.vocabulary import row_metric as vocabulary_row_metric

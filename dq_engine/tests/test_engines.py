@@ -14,7 +14,7 @@ import pytest
 
 from dq_engine.dispatch import split_by_engine
 from dq_engine.engines import ENGINES, UnknownEngine, engine_class
-from dq_engine.result import merge_documents
+from dq_engine.result import merge_documents, refusal_document
 from dq_engine.spec import JobSpec, SpecError
 from dq_engine.tests.conftest import check, make_spec
 
@@ -99,6 +99,28 @@ def test_the_merged_document_reports_each_batch_from_its_own_engine_and_every_ch
     assert merged["plan"] == {"batches": {"a": {"queries": 1}, "c": {"aggregate_passes": 1}}, "spark_jobs": 4}
     assert (merged["started_at"], merged["finished_at"]) == ("2026-11-30T10:00:00.000Z", "2026-11-30T10:00:03.000Z")
     assert merged["spark_application_id"] == "local-1"
+
+
+def test_a_batch_its_engine_cannot_read_is_an_error_for_every_check_reading_it():
+    mappings = [{"source": "x", "operator": "=", "target": "y"}]
+    spec = _spec_with_engines(
+        {"a": "duckdb", "b": "duckdb"},
+        [
+            _on("a", "a_nulls", "null_or_empty", column="x"),
+            _on("b", "b_to_a", "unmatched_rows", target="a", mappings=mappings),
+            _on("b", "b_count", "row_count"),
+        ],
+    )
+
+    document = refusal_document(spec, "duckdb", {"a": "DuckDB reads files only; a is a JDBC table."})
+
+    assert document["batches"] == {
+        "a": {"rows": None, "error": "DuckDB reads files only; a is a JDBC table.", "engine": "duckdb"}
+    }
+    assert set(document["checks"]) == {"a_nulls", "b_to_a"}  # b_count does not read a
+    assert {(o["status"], o["message"]) for o in document["checks"].values()} == {
+        ("error", "DuckDB reads files only; a is a JDBC table.")
+    }
 
 
 def test_a_batch_naming_an_unknown_engine_is_a_malformed_spec():

@@ -42,7 +42,7 @@ DS_TIME_FORMAT = "yyyy-MM-dd HH:mm:ss"  # what DolphinScheduler's timeliness tem
 # --- the session --------------------------------------------------------------------------------
 def bench_session(master: str = "local[2]", driver_memory: str = "8g") -> SparkSession:
     """The engine's own session builder (same settings the worker uses), sized for the benchmark."""
-    from dq_engine.session import build_spark
+    from dq_engine.spark.session import build_spark
 
     return build_spark(master=master, jars=(), app_name="dq-bench", driver_memory=driver_memory)
 
@@ -78,7 +78,7 @@ def run_fused(spark: SparkSession, dataset: gen.Dataset, checks: Iterable[BenchC
 
     checks = tuple(checks)
     spec = bench_checks.full_set_spec(str(dataset.orders), str(dataset.customers), checks)
-    return engine_statistics(dq_engine.run(spec, spark), [c.id for c in checks])
+    return engine_statistics(dq_engine.run(spec, spark=spark), [c.id for c in checks])
 
 
 def engine_statistics(result: dict[str, Any], check_ids: list[str]) -> dict[str, Any]:
@@ -292,11 +292,10 @@ def _print_breakdown(spark, dataset, floor: float, rule_seconds: dict[str, float
 
     for label, checks in (("row-level subset", bench_checks.row_level_checks()), ("full set", CHECKS)):
         spec = bench_checks.full_set_spec(str(dataset.orders), str(dataset.customers), checks)
-        group = f"dq-bench-breakdown-{time.time_ns()}"
         started = time.perf_counter()
-        dq_engine.run(spec, spark, job_group=group)
+        document = dq_engine.run(spec, spark=spark)
         total = time.perf_counter() - started
-        steps = engine_steps(spark, group)
+        steps = engine_steps(spark, document["plan"]["job_group"])
         log("")
         log(f"{'fused ' + label + ' (extra run), by engine step':<58}{'queries':>8}{'seconds':>9}{'x floor':>9}")
         for step, (queries, seconds) in steps.items():
@@ -313,7 +312,7 @@ def _print_breakdown(spark, dataset, floor: float, rule_seconds: dict[str, float
 def engine_steps(spark: SparkSession, group: str) -> dict[str, tuple[int, float]]:
     """{step: (SQL executions, wall seconds)} for the Spark SQL executions that ran jobs in `group`.
 
-    A step is named after the Python line whose action started it ("runner.py:259 _aggregate_pass
+    A step is named after the Python line whose action started it ("aggregate_pass.py:63 aggregate_pass
     (collect)"), or after the JVM action when PySpark recorded no Python call site (e.g. `count`).
     Read from Spark's status stores, so it needs no change to the engine."""
     jvm = spark.sparkContext._jvm
@@ -339,7 +338,7 @@ def engine_steps(spark: SparkSession, group: str) -> dict[str, tuple[int, float]
 
 
 def _step_name(job_names: list[str], details: str) -> str:
-    """'collect at /x/dq_engine/runner.py:259' -> 'runner.py:259 _aggregate_pass (collect)'."""
+    """'collect at /x/dq_engine/spark/aggregate_pass.py:63' -> 'aggregate_pass.py:63 aggregate_pass (collect)'."""
     for name in job_names:
         match = re.fullmatch(r"(\w+) at (.+\.py):(\d+)", name)
         if match:

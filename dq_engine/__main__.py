@@ -1,6 +1,7 @@
 """Command line: `python -m dq_engine --spec FILE --out FILE [--master M] [--jars a,b]`.
 
-Also runnable as a file by spark-submit (`spark-submit ... dq_engine/__main__.py --spec ...`, with
+Runs the spec through `dq_engine.run`: Spark starts only when a batch needs it, and the CLI stops
+the session it started. Also runnable as a file by spark-submit (`spark-submit ... dq_engine/__main__.py --spec ...`, with
 the project root on PYTHONPATH), which is how executions/launcher.py starts a run on a cluster.
 Under spark-submit the master and jars come from spark-submit unless given here.
 
@@ -60,19 +61,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dq_engine: malformed spec: {exc}", file=sys.stderr)  # noqa: T201
         return 2
 
-    from dq_engine.runner import run
-    from dq_engine.session import DEFAULT_JARS, build_spark
+    from dq_engine import run
 
-    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM and set the master
-    master = args.master or (None if under_submit else "local[2]")
-    jars = [j for j in args.jars.split(",") if j] if args.jars else (() if under_submit else DEFAULT_JARS)
-    spark = build_spark(
-        master=master, jars=jars, app_name=f"dq-engine-run-{spec.run_id}", driver_memory=args.driver_memory
-    )
+    sessions: list = []  # the session this process started, if a batch needed Spark
+
+    def start_spark():
+        from dq_engine.spark.session import DEFAULT_JARS, build_spark
+
+        under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM and set the master
+        master = args.master or (None if under_submit else "local[2]")
+        jars = [j for j in args.jars.split(",") if j] if args.jars else (() if under_submit else DEFAULT_JARS)
+        sessions.append(
+            build_spark(
+                master=master, jars=jars, app_name=f"dq-engine-run-{spec.run_id}", driver_memory=args.driver_memory
+            )
+        )
+        return sessions[-1]
+
     try:
-        document = run(spec, spark, secrets=os.environ)
+        document = run(spec, os.environ, spark=start_spark)
     finally:
-        spark.stop()
+        for session in sessions:
+            session.stop()
     out = Path(args.out)
     partial = out.with_name(out.name + ".partial")
     partial.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")

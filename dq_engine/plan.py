@@ -19,11 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dq_engine.metrics import ROW_LEVEL_KINDS
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec, SpecError
-
-SQL_KINDS = ("custom_sql", "value_comparison")
-ROW_SET_KINDS = ("conditional_count", "duplicate_values", "unmatched_rows")  # checks that have error rows
+from dq_engine.vocabulary import MAPPING_OPERATORS, METRIC_KINDS
+from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY
 
 MappingKey = tuple[tuple[str, str, str], ...]
 
@@ -60,8 +58,7 @@ def validate(spec: JobSpec) -> None:
 
 def mapping_key(check: CheckSpec) -> MappingKey:
     """The accuracy mappings as a hashable key: ((source, operator, target), ...)."""
-    from dq_engine.spec import MAPPING_OPERATORS
-
+    operators = [choice.value for choice in MAPPING_OPERATORS]
     mappings = check.metric.get("mappings")
     path = f"check {check.id}: mappings"
     if not isinstance(mappings, list) or not mappings:
@@ -75,8 +72,8 @@ def mapping_key(check: CheckSpec) -> MappingKey:
         ):
             raise SpecError(f"{path}[{index}] needs source and target column names.")
         operator = pair.get("operator") or "="
-        if operator not in MAPPING_OPERATORS:
-            raise SpecError(f"{path}[{index}].operator must be one of {' '.join(MAPPING_OPERATORS)}.")
+        if operator not in operators:
+            raise SpecError(f"{path}[{index}].operator must be one of {' '.join(operators)}.")
         pairs.append((pair["source"], operator, pair["target"]))
     return tuple(pairs)
 
@@ -88,16 +85,16 @@ def make_plan(spec: JobSpec) -> dict[str, BatchPlan]:
     }
     for check in spec.checks:
         plan = plans[check.batch]
-        kind = check.metric.kind
-        if kind in ROW_LEVEL_KINDS:
+        kind = METRIC_KINDS[check.metric.kind]
+        if kind.row_level:
             plan.row_checks.append(check)
-        elif kind == "row_count":
+        elif kind.key == "row_count":
             plan.count_checks.append(check)
-        elif kind == "duplicate_values":
+        elif kind.computed_by == KEY_GROUP_BY:
             plan.uniqueness_checks.append(check)
-        elif kind == "unmatched_rows":
+        elif kind.computed_by == JOIN:
             plan.joins.setdefault((check.target_batch, mapping_key(check)), []).append(check)
-        elif kind in SQL_KINDS:
+        elif kind.computed_by == QUERY:
             folded = _folded_sql(check)
             if folded is None:
                 plan.sql_checks.append(check)
@@ -136,5 +133,5 @@ def _count_passes(spec: JobSpec, plans: dict[str, BatchPlan]) -> None:
             plan.passes += sum(
                 1
                 for c in [*plan.row_checks, *plan.uniqueness_checks, *(c for cs in plan.joins.values() for c in cs)]
-                if c.error_rows and c.metric.kind in ROW_SET_KINDS
+                if c.error_rows and METRIC_KINDS[c.metric.kind].error_rows
             )

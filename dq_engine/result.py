@@ -4,8 +4,8 @@
   "run_id": 12,
   "spark_application_id": "local-1764499200000",
   "started_at": "2026-11-30T10:00:00.123Z", "finished_at": "2026-11-30T10:00:04.456Z",   (UTC)
-  "batches": {"b1": {"rows": 1000, "error": null},
-              "b2": {"rows": null, "error": "Batch b2 could not be read (...): Connection refused"}},
+  "batches": {"b1": {"rows": 1000, "error": null, "engine": "spark"},
+              "b2": {"rows": null, "error": "Batch b2 could not be read (...): Connection refused", "engine": "spark"}},
   "checks": {
     "41": {"status": "ok", "statistic": 3.0, "comparison": null, "message": null,
            "error_row_count": 3, "error_rows_written": 3, "error_rows_path": "/var/dq/error-data/run-12/41",
@@ -17,6 +17,11 @@
                               "sql_queries": 1, "error_row_writes": 1, "cached": true, "fused_checks": 5}},
            "spark_jobs": 9, "job_group": "dq-engine-12-1a2b3c4d"}
 }
+
+Every engine returns this shape; `dq_engine.run` merges the documents of a spec whose batches
+went to several engines (`merge_documents`): `batches[...]["engine"]` says which engine read each
+batch, `spark_application_id` is null when no batch needed Spark, and `plan` holds each engine's
+own counters (`spark_jobs` and `job_group` are Spark's).
 
 - `statistic`: float, or null when the check errored or the value is NULL (an aggregate over no
   values, a custom query returning NULL: status "ok" with a message saying so).
@@ -34,7 +39,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from dq_engine.spec import CheckSpec
+from dq_engine.spec import CheckSpec, JobSpec
 
 
 def utc_now() -> str:
@@ -72,3 +77,51 @@ def number(value: Any) -> tuple[float | None, str | None]:
         except ArithmeticError:
             pass
     return None, f"The value {str(value)[:80]!r} is not a number."
+
+
+def refusal_document(part: JobSpec, engine: str, refused: dict[str, str]) -> dict[str, Any]:
+    """The document of batches an engine cannot read: each batch's reason, and an error for every
+    check reading one of them."""
+    now = utc_now()
+    outcomes = {}
+    for check in part.checks:
+        reason = refused.get(check.batch) or (check.target_batch and refused.get(check.target_batch))
+        if reason:
+            outcomes[check.id] = {**new_outcome(check), "message": reason}
+    return {
+        "run_id": part.run_id,
+        "spark_application_id": None,
+        "started_at": now,
+        "finished_at": now,
+        "batches": {name: {"rows": None, "error": reason, "engine": engine} for name, reason in refused.items()},
+        "checks": outcomes,
+        "plan": {"batches": {}},
+    }
+
+
+def merge_documents(spec: JobSpec, parts: list[tuple[set[str], dict[str, Any]]]) -> dict[str, Any]:
+    """One document from the engines' documents: `parts` pairs each document with the batches its
+    engine owns (it reports those; a batch it only read for a cross-engine check is reported by
+    its own engine). Checks come from the engine that ran them."""
+    merged: dict[str, Any] = {
+        "run_id": spec.run_id,
+        "spark_application_id": None,
+        "started_at": min(document["started_at"] for _, document in parts),
+        "finished_at": max(document["finished_at"] for _, document in parts),
+        "batches": {},
+        "checks": {},
+        "plan": {"batches": {}},
+    }
+    for owned, document in parts:
+        merged["spark_application_id"] = merged["spark_application_id"] or document.get("spark_application_id")
+        merged["checks"].update(document["checks"])
+        for name in owned:
+            merged["batches"][name] = document["batches"][name]
+            if name in document["plan"].get("batches", {}):
+                merged["plan"]["batches"][name] = document["plan"]["batches"][name]
+        for key, value in document["plan"].items():
+            if key != "batches":
+                merged["plan"].setdefault(key, value)
+    merged["batches"] = {name: merged["batches"][name] for name in spec.batches if name in merged["batches"]}
+    merged["checks"] = {check.id: merged["checks"][check.id] for check in spec.checks if check.id in merged["checks"]}
+    return merged

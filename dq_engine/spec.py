@@ -21,17 +21,8 @@ Shape (JSON):
   "error_rows": {"root": "/var/dq/error-data/run-12", "limit": 1000}
 }
 
-Metric kinds and their fields (`column` names are checked against the batch schema at run time):
-- conditional_count + predicate:
-    null_or_empty(column) | regexp_mismatch(column, pattern) | not_in_list_or_null(column, values)
-    | length_compare(column, operator in = < <= > >= <>, length) | time_between(column, begin, end,
-    format or null) | outside_range(column, min or null, max or null)
-- row_count
-- aggregate(column, function in avg sum min max)
-- duplicate_values(column)
-- unmatched_rows(mappings: [{source, operator, target}]) — needs target_batch
-- custom_sql(sql) — `${src_table}` is bound to the batch's view
-- value_comparison(sql, comparison_sql) — `${src_table}` / `${target_table}`; needs target_batch
+Metric kinds, predicates and the fields each needs: dq_engine/vocabulary (the one registry).
+A batch may name the engine that reads it (`"engine": "spark"`, the default; dq_engine/engines.py).
 
 Result document (JSON): see `dq_engine.result`.
 """
@@ -41,27 +32,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dq_engine.engines import DEFAULT_ENGINE, ENGINES
+from dq_engine.vocabulary import METRIC_KINDS, PREDICATES, metric_fields
+
 FILE_FORMATS = ("parquet", "csv", "json", "orc")
-PREDICATES = {
-    "null_or_empty": (),
-    "regexp_mismatch": ("pattern",),
-    "not_in_list_or_null": ("values",),
-    "length_compare": ("operator", "length"),
-    "time_between": ("begin", "end", "format"),
-    "outside_range": ("min", "max"),
-}
-METRIC_FIELDS = {
-    "row_count": (),
-    "aggregate": ("column", "function"),
-    "duplicate_values": ("column",),
-    "unmatched_rows": ("mappings",),
-    "custom_sql": ("sql",),
-    "value_comparison": ("sql", "comparison_sql"),
-}
-NEEDS_TARGET = ("unmatched_rows", "value_comparison")
-LENGTH_OPERATORS = ("=", "<", "<=", ">", ">=", "<>")
-AGGREGATES = ("avg", "sum", "min", "max")
-MAPPING_OPERATORS = ("=", "<=>", "!=", "<", "<=", ">", ">=")
 
 
 class SpecError(ValueError):
@@ -92,6 +66,7 @@ class Batch:
     source: str
     filter: str | None = None
     sample_fraction: float | None = None
+    engine: str = DEFAULT_ENGINE
 
 
 @dataclass(frozen=True)
@@ -143,7 +118,7 @@ class JobSpec:
             "run_id": self.run_id,
             "sources": {name: _source_dict(s) for name, s in self.sources.items()},
             "batches": {
-                name: {"source": b.source, "filter": b.filter, "sample_fraction": b.sample_fraction}
+                name: {"source": b.source, "filter": b.filter, "sample_fraction": b.sample_fraction, "engine": b.engine}
                 for name, b in self.batches.items()
             },
             "checks": [
@@ -211,15 +186,14 @@ def _parse_source(name: str, data: Any) -> JdbcSource | FileSource:
 def _parse_metric(path: str, data: Any) -> Metric:
     kind = _require(data, "kind", path)
     fields = {k: v for k, v in data.items() if k != "kind"}
+    if kind not in METRIC_KINDS:
+        raise SpecError(f"{path}.kind {kind!r} is unknown; the kinds are {', '.join(METRIC_KINDS)}.")
+    predicate = None
     if kind == "conditional_count":
         predicate = _require(data, "predicate", path)
         if predicate not in PREDICATES:
             raise SpecError(f"{path}.predicate must be one of {', '.join(PREDICATES)}.")
-        required = ("column", *PREDICATES[predicate])
-    elif kind in METRIC_FIELDS:
-        required = METRIC_FIELDS[kind]
-    else:
-        raise SpecError(f"{path}.kind {kind!r} is unknown.")
+    required = [f.name for f in metric_fields(kind, predicate) if f.engine]
     missing = [name for name in required if name not in fields]
     if missing:
         raise SpecError(f"{path} lacks {', '.join(missing)}.")
@@ -235,7 +209,12 @@ def _parse_spec(data: Any) -> JobSpec:
         source = _require(b, "source", f"batches.{name}")
         if source not in sources:
             raise SpecError(f"batches.{name}.source names an unknown source {source!r}.")
-        batches[name] = Batch(source=source, filter=b.get("filter") or None, sample_fraction=b.get("sample_fraction"))
+        engine = b.get("engine") or DEFAULT_ENGINE
+        if engine not in ENGINES:
+            raise SpecError(f"batches.{name}.engine must be one of {', '.join(ENGINES)}; got {engine!r}.")
+        batches[name] = Batch(
+            source=source, filter=b.get("filter") or None, sample_fraction=b.get("sample_fraction"), engine=engine
+        )
     checks = []
     for index, c in enumerate(_require(data, "checks", "spec", list)):
         path = f"checks[{index}]"
@@ -245,7 +224,7 @@ def _parse_spec(data: Any) -> JobSpec:
         for name in (batch, target):
             if name is not None and name not in batches:
                 raise SpecError(f"{path} names an unknown batch {name!r}.")
-        if metric.kind in NEEDS_TARGET and target is None:
+        if METRIC_KINDS[metric.kind].needs_target and target is None:
             raise SpecError(f"{path}: {metric.kind} needs a target_batch.")
         checks.append(
             CheckSpec(

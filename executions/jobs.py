@@ -11,25 +11,9 @@ from django.conf import settings
 
 from datasources.connectors import connector_for
 from datasources.models import Datasource
+from dq_engine import vocabulary
 
 from .models import Run
-
-# Template metric `*_param` fields → the engine's metric fields (dq_engine/spec.py).
-ENGINE_FIELDS = {
-    "column_param": "column",
-    "pattern_param": "pattern",
-    "list_param": "values",
-    "operator_param": "operator",
-    "length_param": "length",
-    "begin_param": "begin",
-    "end_param": "end",
-    "format_param": "format",
-    "min_param": "min",
-    "max_param": "max",
-    "function_param": "function",
-    "sql_param": "sql",
-    "comparison_sql_param": "comparison_sql",
-}
 
 
 @dataclass
@@ -71,16 +55,7 @@ def build_job(run: Run) -> PreparedJob:
     return PreparedJob(spec=spec, secrets=secrets)
 
 
-def engine_metric(metric: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-    resolved: dict[str, Any] = {"kind": metric["kind"]}
-    if "predicate" in metric:
-        resolved["predicate"] = metric["predicate"]
-    for key, param in metric.items():
-        if key == "mapping_param":
-            resolved["mappings"] = [
-                {"source": m["src_field"], "operator": m["operator"], "target": m["target_field"]}
-                for m in params[param]
-            ]
-        elif key in ENGINE_FIELDS:
-            resolved[ENGINE_FIELDS[key]] = params.get(param)
-    return resolved
+def engine_metric(metric_definition: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """A template's metric definition (`column_param: src_field`, ...) filled with a check's params:
+    the spec's metric (`column: "email"`, ...). The field names come from the engine's vocabulary."""
+    return vocabulary.engine_metric(metric_definition, params)

@@ -6,8 +6,8 @@ spark-submit they travel in the child's environment, and the spec file names the
 
 A run can be stopped (cancelled by a user, or past its time limit): `launch` takes a `should_stop`
 callable that a watcher thread asks every WATCH_INTERVAL seconds; once it names a reason, the
-watcher stops the run's Spark work — `cancelAllJobs()` on the worker's session (a worker process
-runs one run at a time), or the spark-submit child's whole process group — and keeps doing so
+watcher stops the run's work — it sets the engine's cancel event (the engine cancels its Spark job
+group, …), or the spark-submit child's whole process group — and keeps doing so
 until the engine returns (the engine would otherwise go on with its next pass), and `launch`
 raises RunStopped with the reason.
 """
@@ -29,7 +29,7 @@ from typing import Any
 
 from django.conf import settings
 
-from dq_engine.jvm import functions_jar
+from dq_engine.spark.jvm import functions_jar
 
 from .jobs import PreparedJob
 
@@ -65,28 +65,22 @@ def launch(job: PreparedJob, should_stop: StopCheck = lambda: None) -> dict[str,
 def spark_session():
     global _spark
     if _spark is None:
-        from dq_engine.session import build_spark
+        from dq_engine.spark.session import build_spark
 
         _spark = build_spark(master=settings.DQ_SPARK_MASTER, jars=settings.DQ_SPARK_JARS, app_name="dq-worker")
     return _spark
 
 
-def _cancel_spark_jobs() -> None:
-    if _spark is not None:  # no session yet: nothing runs that could be cancelled
-        _spark.sparkContext.cancelAllJobs()
-
-
 def _in_process(job: PreparedJob, should_stop: StopCheck) -> dict[str, Any]:
     import dq_engine
 
-    with _watching(should_stop, _cancel_spark_jobs) as stopped:
-        spark = spark_session()  # the first run of a worker starts the JVM: a minute on a busy machine
-        if stopped:
-            raise RunStopped(stopped[0])
+    cancel = threading.Event()  # the engine stops its work (its Spark job group, …) once this is set
+    with _watching(should_stop, cancel.set) as stopped:
         try:
-            document = dq_engine.run(job.spec, spark, secrets=job.secrets)
+            # A session-maker, not a session: Spark starts only if a batch needs it.
+            document = dq_engine.run(job.spec, job.secrets, spark=spark_session, cancel=cancel)
         except Exception:
-            if stopped:  # the engine failed because its jobs were cancelled: say why
+            if stopped:  # the engine failed because its work was cancelled: say why
                 raise RunStopped(stopped[0]) from None
             raise
     if stopped:

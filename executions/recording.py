@@ -85,6 +85,8 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
         error_rows_written=outcome.get("error_rows_written"),
         error_rows_path=outcome.get("error_rows_path") or "",
         rows_scanned=(document.get("batches", {}).get(where["batch"]) or {}).get("rows"),
+        # The engine's note on a computed statistic (a NULL value, error rows it could not store).
+        message=outcome.get("message") or "",
     )
     if outcome.get("status") != "ok":
         result.status, result.message = (

@@ -14,9 +14,9 @@ from typing import Any
 from datasources.models import Datasource
 
 from .models import ComparisonType, ResolvedInput, RuleTemplate
+from .schema import MAPPING_OPERATORS, param_choices
 
 FORM_OPTIONS_URL = "/api/v1/form-options"
-MAPPING_OPERATORS = ["=", "<=>", "!=", "<", "<=", ">", ">="]
 # Fields of the verdict share a row two by two; everything else takes the full width.
 HALF_WIDTH = {
     "check_type",
@@ -105,8 +105,8 @@ def _select(rule, entry, *, template, user, by_field):
         rule["options"] = [{"label": names.get(key, key), "value": key} for key in allowed]
     elif source in ("tables", "columns"):
         _fetch_options(rule, entry, by_field)
-    else:
-        rule["options"] = list(entry["options"])
+    else:  # a param feeding a metric field with fixed values takes them from the engine's vocabulary
+        rule["options"] = param_choices(template.metric).get(entry.field) or list(entry["options"])
 
 
 def _kind(datasource: Datasource) -> str:
@@ -166,7 +166,7 @@ def _group(rule, entry, *, by_field, **_):
                 "field": "operator",
                 "title": "Match",
                 "value": "=",
-                "options": [{"label": op, "value": op} for op in MAPPING_OPERATORS],
+                "options": list(MAPPING_OPERATORS),
                 "col": {"span": 6},
             },
             _mapping_column("target_field", "Target column", "target_table", by_field),

@@ -200,8 +200,10 @@ class InputEntry(models.Model):
             template.refresh_definition()
 
     def clean(self) -> None:
+        # A choice may take its options from the metric field it feeds (a length operator, an
+        # aggregate: dq_engine.vocabulary), so only other selects need options here.
         if self.form_type == self.FormType.SELECT and not (
-            self.options or self.option_source or self.value_type == "list"
+            self.options or self.option_source or self.value_type in ("list", "choice")
         ):
             raise ValidationError({"options": "A select needs fixed options or an option source."})
         if self.option_source in (self.OptionSource.TABLES, self.OptionSource.COLUMNS) and not self.depends_on:

@@ -18,12 +18,12 @@ from datasources.models import Datasource
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
 
 from .models import ComparisonType, ResolvedInput, RuleTemplate
+from .schema import MAPPING_OPERATORS, param_choices, param_problems
 
 DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Run parameters a filter may use; the run substitutes them (issue: runs and provenance).
 RUN_PARAMETERS = {"biz_date": "2000-01-01", "biz_datetime": "2000-01-01 00:00:00"}
 RUN_PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-MAPPING_OPERATORS = {"=", "<=>", "!=", "<", "<=", ">", ">="}
 SQL_PLACEHOLDERS = {"statistics_execute_sql": ("src_table",), "comparison_execute_sql": ("src_table", "target_table")}
 MAX_TEXT = 4000
 
@@ -164,8 +164,11 @@ def _integer(ctx: _Context, entry: ResolvedInput, value: Any) -> int:
 
 
 def _choice(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    vocabulary_options = param_choices(ctx.template.metric).get(entry.field)
     if entry["option_source"] == "comparison_types":
         allowed = ctx.template.allowed_comparison_types()
+    elif vocabulary_options is not None:  # the engine's vocabulary says what the metric accepts
+        allowed = [o["value"] for o in vocabulary_options]
     else:
         allowed = [o["value"] for o in entry["options"]]
     if value not in allowed:
@@ -279,8 +282,9 @@ def _mapping(ctx: _Context, entry: ResolvedInput, value: Any) -> list[dict[str, 
         if not isinstance(pair, dict) or set(pair) - {"src_field", "operator", "target_field"}:
             raise _Problem(f"Pair {index} must hold only src_field, operator and target_field.")
         src, op, target = pair.get("src_field"), pair.get("operator", "="), pair.get("target_field")
-        if op not in MAPPING_OPERATORS:
-            raise _Problem(f"Pair {index}: operator {op!r} is not one of {' '.join(sorted(MAPPING_OPERATORS))}.")
+        operators = [o["value"] for o in MAPPING_OPERATORS]
+        if op not in operators:
+            raise _Problem(f"Pair {index}: operator {op!r} is not one of {' '.join(operators)}.")
         if source_columns is not None and src not in source_columns:
             raise _Problem(f"Pair {index}: source column {src!r} does not exist in the source table.")
         if target_columns is not None and target not in target_columns:
@@ -307,15 +311,7 @@ CLEANERS = {
 
 
 def _cross_field_problems(template: RuleTemplate, params: dict[str, Any]) -> dict[str, list[str]]:
-    problems: dict[str, list[str]] = {}
-    if "begin_time" in params and "deadline" in params and params["begin_time"] > params["deadline"]:
-        problems["deadline"] = ["The window end must not be before its start."]
-    if template.metric["kind"] == "conditional_count" and template.metric["predicate"] == "outside_range":
-        low, high = params.get("min_value"), params.get("max_value")
-        if low is None and high is None:
-            problems["min_value"] = ["Give a minimum, a maximum, or both."]
-        elif low is not None and high is not None and low > high:
-            problems["max_value"] = ["The maximum must not be below the minimum."]
+    problems = param_problems(template.metric, params)  # the metric's own (a minimum above the maximum, …)
     counted = ComparisonType.objects.filter(key=params.get("comparison_type"), source="data").first()
     if counted is not None and counted.batch == "target" and "target_table" not in params:
         problems["comparison_type"] = [

@@ -1,7 +1,9 @@
 """The typed schema of `RuleTemplate.rule_json`: the metric definition the engine executes.
 
 Checked on every save (model, admin, catalog loader), so an admin-made template with a typo is
-refused with a message instead of failing at run time.
+refused with a message instead of failing at run time. The metric definitions, and the choices and
+cross-field checks of their params, are derived from the engine's vocabulary (dq_engine.vocabulary):
+a predicate added there is accepted here with no change.
 """
 
 from __future__ import annotations
@@ -11,15 +13,9 @@ from typing import Any
 
 import jsonschema
 
+from dq_engine import vocabulary
+
 PARAM = {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"}
-PREDICATES = {
-    "null_or_empty": [],
-    "regexp_mismatch": ["pattern_param"],
-    "not_in_list_or_null": ["list_param"],
-    "length_compare": ["operator_param", "length_param"],
-    "time_between": ["begin_param", "end_param", "format_param"],
-    "outside_range": ["min_param", "max_param"],
-}
 
 
 def _metric(kind: str, required: list[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -38,14 +34,18 @@ def _conditional_count(predicate: str, params: list[str]) -> dict[str, Any]:
     }
 
 
+def _params(kind: str, predicate: str | None = None) -> list[str]:
+    """The definition keys (`column_param`, ...) of a metric kind's fields, besides the column for a
+    conditional count (added by _conditional_count)."""
+    fields = vocabulary.metric_fields(kind, predicate)
+    if kind == "conditional_count":
+        fields = fields[1:]
+    return [field.param for field in fields]
+
+
 METRIC_SCHEMAS = [
-    *[_conditional_count(predicate, params) for predicate, params in PREDICATES.items()],
-    _metric("row_count", []),
-    _metric("aggregate", ["column_param", "function_param"]),
-    _metric("duplicate_values", ["column_param"]),
-    _metric("unmatched_rows", ["mapping_param"]),
-    _metric("custom_sql", ["sql_param", "name_param"]),
-    _metric("value_comparison", ["sql_param", "name_param", "comparison_sql_param", "comparison_name_param"]),
+    *[_conditional_count(predicate, _params("conditional_count", predicate)) for predicate in vocabulary.PREDICATES],
+    *[_metric(kind, _params(kind)) for kind in vocabulary.METRIC_KINDS if kind != "conditional_count"],
 ]
 
 RULE_JSON_SCHEMA = {
@@ -104,5 +104,24 @@ def _metric_hint(metric: Any, kind: str | None) -> str:
         if errors:
             return "metric: " + "; ".join(e.message for e in errors)
     if kind == "conditional_count":
-        return f"metric.predicate must be one of {', '.join(PREDICATES)}; got {metric.get('predicate')!r}."
+        return f"metric.predicate must be one of {', '.join(vocabulary.PREDICATES)}; got {metric.get('predicate')!r}."
     return f"metric is not a valid {kind} definition."
+
+
+def param_choices(metric: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
+    """{check param: its options} for the params of a template's metric that feed a field with a
+    fixed set of values (a length comparison, an aggregate): the form's options and what
+    validation accepts come from the engine's vocabulary, not from the input entry."""
+    return {
+        param: [{"label": choice.label, "value": choice.value} for choice in choices]
+        for param, choices in vocabulary.choices_by_param(metric).items()
+    }
+
+
+def param_problems(metric: dict[str, Any], params: dict[str, Any]) -> dict[str, list[str]]:
+    """{check param: [message]} for params of a template's metric that do not fit together."""
+    return {param: [message] for param, message in vocabulary.metric_problems(metric, params).items()}
+
+
+# The accuracy mapping's operators, as form options (the `group` rows of mapping_columns).
+MAPPING_OPERATORS = [{"label": choice.label, "value": choice.value} for choice in vocabulary.MAPPING_OPERATORS]

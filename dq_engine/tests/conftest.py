@@ -50,7 +50,7 @@ SCHEMA = "dq_engine_test"  # PostgreSQL schema and MariaDB database, created and
 @pytest.fixture(scope="session")
 def spark():
     """The one SparkSession of the test run (stack-notes T15): local[2], UI off, JDBC jars."""
-    from dq_engine.session import build_spark
+    from dq_engine.spark.session import build_spark
 
     session = build_spark(master="local[2]", app_name="dq-engine-tests")
     yield session
@@ -200,7 +200,7 @@ def make_spec(sources: dict[str, dict[str, Any]], checks: list[dict[str, Any]], 
 
 def check(check_id: str, kind: str, target: str | None = None, error_rows: bool = False, **fields: Any) -> dict:
     """A check on batch b; `kind` is a metric kind or a conditional_count predicate."""
-    from dq_engine.spec import PREDICATES
+    from dq_engine.vocabulary import PREDICATES
 
     metric = {"kind": "conditional_count", "predicate": kind} if kind in PREDICATES else {"kind": kind}
     return {

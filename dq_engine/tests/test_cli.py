@@ -50,7 +50,7 @@ def test_the_cli_writes_the_result_document_and_takes_the_password_from_the_envi
     assert completed.returncode == 0, completed.stderr[-2000:]
     document = json.loads(out_file.read_text())
     assert document["run_id"] == 77 and document["spark_application_id"].startswith("local-")
-    assert document["batches"]["b"] == {"rows": 7, "error": None}
+    assert document["batches"]["b"] == {"rows": 7, "error": None, "engine": "spark"}
     assert (document["checks"]["nulls"]["status"], document["checks"]["nulls"]["statistic"]) == ("ok", 2.0)
     assert (document["checks"]["count"]["status"], document["checks"]["count"]["statistic"]) == ("ok", 7.0)
     assert document["checks"]["broken"]["status"] == "error"  # and still exit 0: the document says so

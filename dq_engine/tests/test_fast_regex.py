@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from dq_engine import fast_regex
-from dq_engine.jvm import FUNCTIONS_JAR, ensure_functions
+from dq_engine.spark import fast_regex
+from dq_engine.spark.jvm import FUNCTIONS_JAR, ensure_functions
 
 EMAIL = r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$"
 
@@ -218,7 +218,7 @@ def test_strings_that_are_not_valid_utf8_get_rlikes_answer(functions):
 def test_a_regexp_check_runs_through_the_automaton_when_the_jar_is_loaded(functions):
     from pyspark.sql import functions as F
 
-    from dq_engine.metrics import build_predicate
+    from dq_engine.spark.columns import build_predicate
     from dq_engine.spec import Metric
 
     frame = functions.createDataFrame([("a@b.co",), ("nope",), (None,)], "email string")

@@ -6,8 +6,6 @@ one batch make one aggregate pass, so the source is read once whatever N is.
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from dq_engine.tests.conftest import NOTE, check, make_spec, spark_work
@@ -36,9 +34,8 @@ def _single_batch_spec(parquet_sources, checks):
 def _run_counted(spark, spec):
     import dq_engine
 
-    group = f"test-{uuid.uuid4().hex[:8]}"
-    document = dq_engine.run(spec, spark, job_group=group)
-    return document, spark_work(spark, group)
+    document = dq_engine.run(spec, spark=spark)
+    return document, spark_work(spark, document["plan"]["job_group"])
 
 
 def test_n_row_level_checks_on_one_batch_read_the_source_once_in_one_aggregate_pass(spark, parquet_sources):
@@ -81,7 +78,7 @@ def test_uniqueness_checks_share_one_group_by_per_column_and_accuracy_checks_one
         check("acc_1", "unmatched_rows", target="t", mappings=mappings),
         check("acc_2", "unmatched_rows", target="t", mappings=mappings),
     ]
-    document = dq_engine.run(make_spec(parquet_sources, checks), spark)
+    document = dq_engine.run(make_spec(parquet_sources, checks), spark=spark)
 
     stats = document["plan"]["batches"]["b"]
     assert (stats["group_bys"], stats["joins"], stats["aggregate_passes"]) == (2, 1, 1)
@@ -97,7 +94,7 @@ def test_a_database_batch_read_by_several_passes_is_cached_for_the_run_and_relea
         check("dup", "duplicate_values", column="status"),
         check("sql", "custom_sql", sql="SELECT max(order_id) FROM ${src_table}"),
     ]
-    document = dq_engine.run(make_spec(pg_sources, checks), spark)
+    document = dq_engine.run(make_spec(pg_sources, checks), spark=spark)
 
     assert document["plan"]["batches"]["b"]["cached"] is True  # 2 passes: aggregate (with the SQL), group-by
     assert document["plan"]["batches"]["t"]["cached"] is False  # only its row count
@@ -114,7 +111,7 @@ def test_a_file_batch_is_never_cached_each_pass_rereads_its_columns(spark, parqu
         check("dup", "duplicate_values", column="status"),
         check("sql", "custom_sql", sql="SELECT max(order_id) FROM ${src_table}"),
     ]
-    document = dq_engine.run(make_spec(parquet_sources, checks), spark)
+    document = dq_engine.run(make_spec(parquet_sources, checks), spark=spark)
 
     assert document["plan"]["batches"]["b"]["cached"] is False
     assert [document["checks"][c]["statistic"] for c in ("null", "dup", "sql")] == [2.0, 1.0, 7.0]
@@ -133,7 +130,7 @@ def test_uniqueness_and_null_safe_accuracy_on_one_column_share_one_group_by(spar
             mappings=[{"source": "customer_email", "operator": "<=>", "target": "email"}],
         ),
     ]
-    document = dq_engine.run(make_spec(parquet_sources, checks), spark)
+    document = dq_engine.run(make_spec(parquet_sources, checks), spark=spark)
 
     stats = document["plan"]["batches"]["b"]
     assert (stats["group_bys"], stats["joins"]) == (1, 1)

@@ -33,7 +33,7 @@ def test_one_bad_column_and_sql_errors_leave_the_other_checks_reporting(spark, p
         check("good_dup", "duplicate_values", column="customer_email"),
         check("bad_dup", "duplicate_values", column="nope"),
     ]
-    document = dq_engine.run(make_spec(parquet_sources, checks), spark)
+    document = dq_engine.run(make_spec(parquet_sources, checks), spark=spark)
     outcomes = document["checks"]
 
     assert {k: (v["status"], v["statistic"]) for k, v in outcomes.items() if k.startswith("good")} == {
@@ -84,13 +84,13 @@ def test_a_check_that_fails_only_at_run_time_is_isolated_from_the_fused_pass(spa
             check("nulls", "null_or_empty", column="name"),
         ],
     }
-    document = dq_engine.run(spec, spark)
+    document = dq_engine.run(spec, spark=spark)
 
     assert document["checks"]["sum_overflows"]["status"] == "error"
     assert "ARITHMETIC_OVERFLOW" in document["checks"]["sum_overflows"]["message"]
     assert (document["checks"]["max"]["status"], document["checks"]["max"]["statistic"]) == ("ok", float(2**63 - 1))
     assert (document["checks"]["nulls"]["status"], document["checks"]["nulls"]["statistic"]) == ("ok", 2.0)
-    assert document["batches"]["b"] == {"rows": 3, "error": None}
+    assert document["batches"]["b"] == {"rows": 3, "error": None, "engine": "spark"}
     assert document["plan"]["batches"]["b"]["isolation_passes"] == 4  # row count + each of the 3 checks
 
 
@@ -121,7 +121,7 @@ def test_an_unreachable_database_makes_every_check_on_its_batch_an_error_within_
         ],
     )
     started = time.monotonic()
-    document = dq_engine.run(spec, spark, secrets={"DQ_SECRET_DOWN": password})
+    document = dq_engine.run(spec, {"DQ_SECRET_DOWN": password}, spark=spark)
     elapsed = time.monotonic() - started
 
     assert elapsed < 20
@@ -175,7 +175,7 @@ def test_a_missing_path_a_refused_filter_and_a_missing_secret_each_fail_only_the
             for name in ("gone", "subquery", "typo", "nopw", "oversampled", "sampled", "fine")
         ],
     }
-    document = dq_engine.run(spec, spark, secrets={})
+    document = dq_engine.run(spec, {}, spark=spark)
     messages = {
         name: document["checks"][name]["message"] for name in ("gone", "subquery", "typo", "nopw", "oversampled")
     }
@@ -202,7 +202,7 @@ def test_a_query_must_return_one_number_and_null_is_reported_as_such(spark, parq
         check("null", "custom_sql", sql="SELECT max(amount) FROM ${src_table} WHERE amount > 1000"),
         check("decimal", "custom_sql", sql="SELECT sum(amount) FROM ${src_table} WHERE order_id <= 2"),
     ]
-    outcomes = dq_engine.run(make_spec(parquet_sources, checks), spark)["checks"]
+    outcomes = dq_engine.run(make_spec(parquet_sources, checks), spark=spark)["checks"]
 
     assert "more than one row" in outcomes["two_rows"]["message"]
     assert "must return a number" in outcomes["text"]["message"]

@@ -134,9 +134,12 @@ def test_every_metric_kind_matches_its_hand_computed_statistic(spark, sources):
     import dq_engine
 
     spec = make_spec(sources, [case[0] for case in CASES] + [VALUE_COMPARISON])
-    document = dq_engine.run(spec, spark)
+    document = dq_engine.run(spec, spark=spark)
 
-    assert document["batches"] == {"b": {"rows": 7, "error": None}, "t": {"rows": 3, "error": None}}
+    assert document["batches"] == {
+        "b": {"rows": 7, "error": None, "engine": "spark"},
+        "t": {"rows": 3, "error": None, "engine": "spark"},
+    }
     problems = []
     for spec_check, expected, why in CASES:
         outcome = document["checks"][spec_check["id"]]
@@ -153,3 +156,32 @@ def test_every_metric_kind_matches_its_hand_computed_statistic(spark, sources):
     assert stats["aggregate_passes"] == 1 and stats["isolation_passes"] == 0
     assert (stats["fused_checks"], stats["fused_sql_checks"], stats["sql_queries"]) == (20, 1, 2)
     assert (stats["group_bys"], stats["joins"]) == (2, 2)
+
+
+def test_listed_values_and_patterns_reach_spark_exactly_as_written(spark, data_dir):
+    """Values travel as SQL literals: quotes, backslashes, `${...}` and unicode must arrive intact."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import dq_engine
+
+    values = ["${biz_date}", "it's", "a\\b", "é1", "tab\there", "\\u0041"]
+    path = data_dir / "literals.parquet"
+    pq.write_table(pa.table({"v": [*values, "other", None]}), path)
+    pattern = r"^(\$\{biz_date\}|it's|a\\b|é\d|tab\there|\\u0041)$"
+    spec = {
+        "run_id": "literals",
+        "sources": {"s": {"kind": "file", "format": "parquet", "path": str(path)}},
+        "batches": {"b": {"source": "s"}},
+        "checks": [
+            check("listed", "not_in_list_or_null", column="v", values=values),
+            check("pattern", "regexp_mismatch", column="v", pattern=pattern),
+            check("automaton", "regexp_mismatch", column="v", pattern=r"^[a-z]+$"),
+        ],
+    }
+
+    outcomes = dq_engine.run(spec, spark=spark)["checks"]
+
+    assert outcomes["listed"]["statistic"] == 2  # 'other' and NULL
+    assert outcomes["pattern"]["statistic"] == 1  # 'other' only; NULL is not counted
+    assert outcomes["automaton"]["statistic"] == 6  # all but 'other'

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dq_engine.errors import BatchError, describe, redact
-from dq_engine.readers import jdbc_options, quote_table, spark_jdbc_url
+from dq_engine.spark.readers import jdbc_options, quote_table, spark_jdbc_url
 from dq_engine.spec import JdbcSource
 
 ROOT = Path(__file__).resolve().parents[2]

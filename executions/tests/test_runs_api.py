@@ -108,3 +108,20 @@ def test_error_rows_paging_is_validated(cast, api_as, check_id):
     assert client.get(f"/api/v1/results/{result.pk}/error-rows/?page_size=100000").status_code == 400
     empty = client.get(f"/api/v1/results/{result.pk}/error-rows/").json()
     assert empty["count"] == 0 and empty["rows"] == []
+
+
+def test_a_note_the_engine_adds_to_a_computed_statistic_reaches_the_result(cast, api_as, check_id):
+    """A statistic computed while its error rows could not be stored is still the result's value;
+    the engine's note says why the rows are missing, instead of a silent empty "Bad rows"."""
+    from executions.recording import record_results
+
+    run_id = api_as(cast.author).post("/api/v1/runs/", {"checks": [check_id]}, format="json").json()["id"]
+    Run.claim(run_id, 1)
+    run = Run.objects.get(pk=run_id)
+    note = "Error rows could not be written to /var/dq/run-1/7: disk full"
+    outcome = {"status": "ok", "statistic": 2.0, "error_row_count": 2, "error_rows_written": None, "message": note}
+    record_results(run, {"checks": {str(run.check_versions.get().pk): outcome}, "batches": {}})
+
+    result = api_as(cast.author).get(f"/api/v1/runs/{run_id}/").json()["results"][0]
+    assert (result["status"], result["statistics_value"], result["error_row_count"]) == ("fail", 2.0, 2)
+    assert result["message"] == note

@@ -59,6 +59,7 @@ BAD_INPUT = [
     ("null_check", {"surprise": 1}, "surprise", "Unknown field"),
     ("regexp_check", {"regexp_pattern": "([a-z"}, "regexp_pattern", "regular expression"),
     ("field_length_check", {"field_length": 2.5}, "field_length", "whole number"),
+    ("field_length_check", {"logic_operator": "~"}, "logic_operator", "not a valid choice"),
     ("field_length_check", {"field_length": -1}, "field_length", "at least 0"),
     ("enumeration_check", {"enum_list": "ok,négatif"}, "enum_list", "list of values"),
     ("timeliness_check", {"deadline": "30/11/2026"}, "deadline", "YYYY-MM-DD HH:MM:SS"),

@@ -105,6 +105,21 @@ def test_mapping_columns_is_a_repeatable_group_and_sql_fields_are_textareas(cast
     assert custom["src_filter"]["props"]["type"] == "textarea"
 
 
+def test_the_options_of_metric_fields_come_from_the_engine_vocabulary(cast, api_as):
+    from dq_engine.vocabulary import AGGREGATE_FUNCTIONS, LENGTH_OPERATORS, MAPPING_OPERATORS
+
+    def options(choices):
+        return [{"label": choice.label, "value": choice.value} for choice in choices]
+
+    length = {r["field"]: r for r in _form(api_as, cast.author, "field_length_check")}["logic_operator"]
+    aggregate = {r["field"]: r for r in _form(api_as, cast.author, "column_aggregate_check")}["aggregate"]
+    mapping = {r["field"]: r for r in _form(api_as, cast.author, "multi_table_accuracy")}["mapping_columns"]
+    assert length["options"] == options(LENGTH_OPERATORS) and length["value"] == ">"
+    assert aggregate["options"] == options(AGGREGATE_FUNCTIONS)
+    operator = next(r for r in mapping["props"]["rule"] if r["field"] == "operator")
+    assert operator["options"] == options(MAPPING_OPERATORS)
+
+
 def test_an_unknown_template_answers_404(cast, api_as):
     assert api_as(cast.author).get("/api/v1/rule-templates/nope/form/").status_code == 404
 

@@ -1,5 +1,6 @@
 package org.dqplatform.engine;
 
+import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -22,9 +23,13 @@ import scala.jdk.javaapi.CollectionConverters;
  * as Spark's RLike for every input (NULL in, NULL out); only faster. A Catalyst expression with
  * its own code generation, so whole-stage code generation calls the automaton inline. (It extends
  * Expression, not UnaryExpression: javac cannot see the Scala class's erased
- * withNewChildrenInternal as an implementation.)
+ * withNewChildrenInternal as an implementation.) Serializable as Catalyst's case classes are: a
+ * scan of a cached batch ships its filter predicates to the tasks (InMemoryTableScanExec), so the
+ * error rows of a regexp check on a cached JDBC batch could not be written without it.
  */
-public final class DfaRLike extends Expression {
+public final class DfaRLike extends Expression implements Serializable {
+  private static final long serialVersionUID = 1L;
+
   private final Expression child;
   private final Seq<Expression> children;
   private final String pattern;

@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/mariadb-java-client.jar")
 
 # The quiet log4j2 configuration shipped with the project (stack-notes §4).
-_LOG4J_CONF = Path(__file__).resolve().parent.parent / "conf" / "spark" / "log4j2.properties"
+_LOG4J_CONF = Path(__file__).resolve().parents[2] / "conf" / "spark" / "log4j2.properties"
 
 
 def build_spark(
@@ -79,8 +79,12 @@ def default_conf(master: str | None, jars: Iterable[str], driver_memory: str | N
         # Error rows are read back by pyarrow in the web app: microsecond timestamps round-trip for
         # every date, where INT96/nanoseconds overflow after the year 2262.
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+        # Spark replaces `${name}` in SQL text with a setting's value (an empty string when unset):
+        # a regular expression or listed value holding `${` would silently change. The engine's
+        # SQL binds its values as literals and needs no substitution.
+        "spark.sql.variable.substitute": "false",
     }
-    from dq_engine.jvm import functions_jar
+    from dq_engine.spark.jvm import functions_jar
 
     existing = existing_jars([*jars, *functions_jar()])
     if existing:

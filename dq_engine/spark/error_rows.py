@@ -1,29 +1,21 @@
-"""Error-row writer: a check's offending rows → Parquet under `<root>/<check id>/`.
+"""Spark's error-row writer: a check's offending rows → the error store (dq_engine/error_store.py).
 
-The web app pages through these files with pyarrow (executions/error_rows.py), so the rows are
-written as one small Parquet file per check: every column of the batch plus `_dq_check` (the
-check's name), at most `limit` rows; the exact count is reported separately. Column types Parquet
-or pyarrow cannot hold or read back nicely (intervals, void, variant, also inside structs, arrays
-and maps) are written as their string form.
+One small Parquet file per check: every column of the batch plus `_dq_check` (the check's name),
+at most `limit` rows. Column types Parquet or pyarrow cannot hold or read back nicely (intervals,
+void, variant, also inside structs, arrays and maps) are written as their string form.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+
+from dq_engine.error_store import CHECK_COLUMN
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.types import DataType
 
-CHECK_COLUMN = "_dq_check"
 _AWKWARD_TYPES = ("interval", "void", "variant")
-
-
-def error_rows_path(root: str, check_id: str) -> str:
-    """`<root>/<check id>`; the id is made filesystem-safe (ids are usually numbers)."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", check_id).strip(".") or "check"
-    return root.rstrip("/") + "/" + safe
 
 
 def write_error_rows(rows: DataFrame, path: str, check_name: str, limit: int) -> None:

@@ -1,0 +1,123 @@
+"""A run's batches on Spark: read (schema only), filtered, sampled, cached when worth it, named as
+temp views for SQL checks, and cleaned up after the run.
+
+The filter is parsed and re-rendered by sql_safety, never pasted. A JDBC batch that more than one
+pass will touch is cached (the database is read once); a file batch never is (plan.py says why).
+A batch that cannot be read, filtered or sampled is an error for every check on it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from dq_engine.errors import BatchError
+from dq_engine.plan import BatchPlan
+from dq_engine.spark.outcomes import Outcomes
+from dq_engine.spark.readers import describe_source, read_source
+from dq_engine.spec import CheckSpec, JobSpec
+from dq_engine.sql_safety import UnsafeSQL, filter_to_spark_sql, parse_filter
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+logger = logging.getLogger(__name__)
+
+# A sampled batch is read by several passes (file batches are not cached); a fixed seed keeps the
+# sample the same across those passes.
+SAMPLE_SEED = 20261130
+
+
+class Batches:
+    def __init__(
+        self,
+        spec: JobSpec,
+        spark: SparkSession,
+        secrets: Mapping[str, str],
+        plans: dict[str, BatchPlan],
+        outcomes: Outcomes,
+    ):
+        self.spec, self.spark, self.secrets, self.plans, self.outcomes = spec, spark, secrets, plans, outcomes
+        self.frames: dict[str, DataFrame] = {}
+        self.errors: dict[str, str] = {}
+        self.rows: dict[str, int | None] = {}
+        self.views: dict[str, str] = {}
+        self.cached: list[DataFrame] = []
+        self.token = uuid.uuid4().hex[:10]
+        self.lock = threading.Lock()  # temp views are named by concurrent passes
+
+    def open(self, name: str) -> None:
+        batch = self.spec.batches[name]
+        source = self.spec.sources[batch.source]
+        say = self.outcomes.say
+        try:
+            frame = read_source(self.spark, source, self.secrets)
+        except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
+            self.errors[name] = f"Batch {name} could not be read ({describe_source(source)}): {say(exc)}"
+            return
+        if batch.filter:
+            try:
+                frame = frame.where(filter_to_spark_sql(parse_filter(batch.filter, frame.columns)))
+            except UnsafeSQL as exc:
+                self.errors[name] = f"The filter of batch {name} was refused: {say(exc)}"
+                return
+            except Exception as exc:  # noqa: BLE001 - Spark's analysis of the filter
+                self.errors[name] = f"The filter of batch {name} cannot be applied: {say(exc)}"
+                return
+        if batch.sample_fraction is not None:
+            fraction = batch.sample_fraction
+            if isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction <= 1:
+                self.errors[name] = f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
+                return
+            if fraction < 1:
+                frame = frame.sample(fraction=float(fraction), seed=SAMPLE_SEED)
+        if self.plans[name].needs_cache:  # JDBC only, and only when more than one pass reads it
+            from pyspark import StorageLevel
+
+            frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+            self.cached.append(frame)
+            self.outcomes.stats[name]["cached"] = True
+        self.frames[name] = frame
+
+    def problem(self, check: CheckSpec) -> str | None:
+        """Why a check cannot run because of its batches, or None."""
+        if check.batch in self.errors:
+            return self.errors[check.batch]
+        if check.target_batch and check.target_batch in self.errors:
+            return f"Target batch: {self.errors[check.target_batch]}"
+        return None
+
+    def runnable(self, checks: list[CheckSpec]) -> list[CheckSpec]:
+        """The checks whose batches are fine; the others get their batch's error."""
+        kept = []
+        for check in checks:
+            problem = self.problem(check)
+            if problem:
+                self.outcomes.fail(check, BatchError(problem))
+            else:
+                kept.append(check)
+        return kept
+
+    def view(self, batch: str) -> str:
+        """The temp view a SQL check reads the batch through (made on first use)."""
+        with self.lock:
+            if batch not in self.views:
+                view = f"dq_{self.token}_{len(self.views)}"
+                self.frames[batch].createOrReplaceTempView(view)
+                self.views[batch] = view
+            return self.views[batch]
+
+    def cleanup(self) -> None:
+        for view in self.views.values():
+            try:
+                self.spark.catalog.dropTempView(view)
+            except Exception:  # noqa: BLE001 - cleanup must not hide the run's result
+                logger.warning("Could not drop temp view %s", view)
+        for frame in self.cached:
+            try:
+                frame.unpersist()
+            except Exception:  # noqa: BLE001
+                logger.warning("Could not unpersist a cached batch")

@@ -1,0 +1,130 @@
+"""The metric kinds: what each measures, the fields it needs, and which pass computes it.
+
+Row-level kinds (a conditional count with its predicate, an aggregate) are one aggregate
+expression each, so every row-level check of a batch shares one pass over it (Deequ's
+AnalysisRunner); the others say which pass they need and the engines schedule it:
+
+- row_count: the rows the batch's filter keeps (the aggregate pass's own count);
+- aggregate: avg/sum/min/max over the numeric column's non-NULL values; NULL when there are none;
+- duplicate_values: the number of distinct non-NULL values occurring more than once (one group-by
+  per key column); its error rows are every row holding such a value;
+- unmatched_rows (accuracy): source rows with no target row matching all mapping columns
+  (DESIGN.md). Operator `=` is SQL equality: a NULL matches nothing, so a source row with a NULL in
+  a mapped column is unmatched. `<=>` is the explicit null-safe option: NULL matches NULL (never
+  ''). `!=`, `<`, `<=`, `>`, `>=` are SQL comparisons (NULL matches nothing). A string column paired
+  with a non-string one is compared as strings (`mapping_condition`);
+- custom_sql: one number from the user's read-only SELECT over `${src_table}`;
+- value_comparison: the statistic from the first query, the comparison value from the second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from dq_engine.errors import CheckError
+from dq_engine.vocabulary.expressions import NUMERIC, STRING, ColumnRef, Dialect, cast, compare
+from dq_engine.vocabulary.fields import AGGREGATE_FUNCTIONS, COLUMN, MAPPINGS, Field
+from dq_engine.vocabulary.predicates import PREDICATES
+
+# The passes an engine runs (plan.py groups checks by them).
+AGGREGATE_PASS, KEY_GROUP_BY, JOIN, QUERY = "aggregate", "key_group_by", "join", "query"
+
+SQL = Field("sql", "sql_param", "statistics query")
+COMPARISON_SQL = Field("comparison_sql", "comparison_sql_param", "comparison query")
+STATISTIC_NAME = Field("statistic_name", "name_param", "statistic name", engine=False)
+COMPARISON_NAME = Field("comparison_name", "comparison_name_param", "comparison name", engine=False)
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    """- `fields`: what the metric carries (a conditional count adds its predicate's fields);
+    - `computed_by`: the pass that computes it;
+    - `row_level`: one aggregate expression of the batch's aggregate pass;
+    - `error_rows`: it selects rows, which can be stored as the check's error rows;
+    - `needs_target`: it reads a second batch (`target_batch`)."""
+
+    key: str
+    label: str
+    fields: tuple[Field, ...]
+    computed_by: str
+    row_level: bool = False
+    error_rows: bool = False
+    needs_target: bool = False
+
+
+METRIC_KINDS: dict[str, MetricKind] = {
+    kind.key: kind
+    for kind in (
+        MetricKind("conditional_count", "rows for which a predicate holds", (COLUMN,), AGGREGATE_PASS, True, True),
+        MetricKind("row_count", "row count", (), AGGREGATE_PASS),
+        MetricKind(
+            "aggregate",
+            "aggregate of a column",
+            (COLUMN, Field("function", "function_param", "aggregate", choices=AGGREGATE_FUNCTIONS)),
+            AGGREGATE_PASS,
+            row_level=True,
+        ),
+        MetricKind("duplicate_values", "duplicated values", (COLUMN,), KEY_GROUP_BY, error_rows=True),
+        MetricKind("unmatched_rows", "unmatched rows", (MAPPINGS,), JOIN, error_rows=True, needs_target=True),
+        MetricKind("custom_sql", "custom SQL statistic", (SQL, STATISTIC_NAME), QUERY),
+        MetricKind(
+            "value_comparison",
+            "two queries compared",
+            (SQL, STATISTIC_NAME, COMPARISON_SQL, COMPARISON_NAME),
+            QUERY,
+            needs_target=True,
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class RowMetric:
+    """One check's share of the aggregate pass: its aggregate and, for conditional counts, the
+    condition that selects its rows (the error rows)."""
+
+    aggregate: exp.Expression
+    predicate: exp.Expression | None
+
+
+def row_metric(kind: str, column: ColumnRef, fields: dict, dialect: Dialect) -> RowMetric:
+    """A conditional count (`count_if(predicate)`) or an aggregate; raises CheckError."""
+    if kind == "aggregate":
+        return RowMetric(aggregate=aggregate(column, fields.get("function")), predicate=None)
+    if kind != "conditional_count":
+        raise ValueError(f"{kind} is not a row-level metric kind.")
+    predicate = PREDICATES[fields["predicate"]].build(column, fields, dialect)
+    return RowMetric(aggregate=exp.CountIf(this=predicate), predicate=predicate)
+
+
+_AGGREGATES = {"avg": exp.Avg, "sum": exp.Sum, "min": exp.Min, "max": exp.Max}
+
+
+def aggregate(column: ColumnRef, function: object) -> exp.Expression:
+    allowed = [choice.value for choice in AGGREGATE_FUNCTIONS]
+    if function not in allowed:
+        raise CheckError(f"The aggregate must be one of {', '.join(allowed)}; got {function!r}.")
+    if column.category != NUMERIC:
+        raise CheckError(f"{column.describe()}; {function} needs a numeric column.")
+    return _AGGREGATES[function](this=column.sql)
+
+
+def mapping_condition(
+    source: ColumnRef, operator: str, target: ColumnRef, target_sql: exp.Expression | None = None
+) -> exp.Expression:
+    """One accuracy pair's join condition: `<=>` null-safe, the others SQL comparisons.
+
+    `target_sql` is how the target column is referenced in the join (an alias), when not by name.
+    A string column paired with a non-string one is compared as strings: ANSI SQL would otherwise
+    cast the string to a number and fail on the first value that is not one."""
+    left, right = source.sql, target_sql if target_sql is not None else target.sql
+    if compared_as_text(source, target):
+        left, right = cast(left, "TEXT"), cast(right, "TEXT")
+    return compare(left, operator, right)
+
+
+def compared_as_text(source: ColumnRef, target: ColumnRef) -> bool:
+    """Whether an accuracy pair compares the string forms (one side is text, the other not)."""
+    return (source.category == STRING) != (target.category == STRING)

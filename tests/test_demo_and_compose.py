@@ -243,10 +243,18 @@ def test_it_gives_web_worker_and_beat_the_same_production_environment(compose):
 
 
 def test_it_runs_beat_on_the_database_scheduler_and_the_worker_on_both_queues(compose):
+    from django_celery_beat.schedulers import DatabaseScheduler
+
+    from dq_platform.beat import RUN_IN_BEAT, Scheduler
+
     beat = " ".join(compose["services"]["beat"]["command"])
     worker = " ".join(compose["services"]["worker"]["command"])
-    assert "django_celery_beat.schedulers:DatabaseScheduler" in beat
+    # Beat runs apart from the worker, on the database scheduler that runs the reaper in beat's
+    # own process (issue 10.6): the plain DatabaseScheduler would send it to the workers' queue.
+    assert "--scheduler dq_platform.beat:Scheduler" in beat and issubclass(Scheduler, DatabaseScheduler)
+    assert "executions.tasks.reap_stale_runs" in RUN_IN_BEAT
     assert re.search(r"-Q (spark,default|default,spark)\b", worker)
+    assert not re.search(r"(^|\s)(-B|--beat)(\s|$)", worker), "beat (and the reaper) must not live in the worker"
 
 
 def _compose_command() -> list[str] | None:

@@ -1,4 +1,4 @@
-"""Through real processes: two `celery beat` (django-celery-beat's DatabaseScheduler) and a
+"""Through real processes: two `celery beat` (the production scheduler, dq_platform.beat) and a
 `celery worker` on the default queue, sharing this test session's database file over Redis.
 
 - A schedule firing every minute starts runs with trigger `schedule` and the slot's business
@@ -157,9 +157,7 @@ def test_two_beats_and_a_worker_start_one_run_per_minute_with_trigger_schedule(
     assert created.status_code == 201, created.json()
     schedule_id = created.json()["id"]
     beats = [
-        CeleryProcess(
-            ["beat", "-S", "django_celery_beat.schedulers:DatabaseScheduler", "-l", "info"], env, logs / f"beat-{n}.log"
-        )
+        CeleryProcess(["beat", "-S", "dq_platform.beat:Scheduler", "-l", "info"], env, logs / f"beat-{n}.log")
         for n in (1, 2)
     ]
     try:

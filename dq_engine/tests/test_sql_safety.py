@@ -592,6 +592,14 @@ def test_it_rejects_a_select_followed_by_a_drop():
     assert str(refused.value) == "The query must be a single SELECT statement; found 2 statements."
 
 
+def test_it_rejects_a_group_by_that_names_nothing_because_spark_would():
+    """Issue 10, row 5: this was saved, then failed at every run with Spark's parse error."""
+    with pytest.raises(UnsafeSQL, match="GROUP BY names nothing to group by"):
+        parse_select("SELECT count(*) FROM ${src_table} WHERE amount < 0 GROUP BY")
+    for grouped in ("GROUP BY amount", "GROUP BY ALL", "GROUP BY ROLLUP (amount)"):
+        assert parse_select(f"SELECT count(*) FROM ${{src_table}} {grouped}").tables_used == {"src_table"}
+
+
 def test_it_rejects_select_star():
     with pytest.raises(UnsafeSQL, match="must return exactly one numeric column; found SELECT \\*"):
         parse_select("SELECT * FROM ${src_table}")

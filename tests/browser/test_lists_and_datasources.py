@@ -232,6 +232,19 @@ def test_accuracy_matching_columns_are_picked_from_each_tables_columns(
     assert unexpected(console_errors) == []
 
 
+def test_the_row_count_form_offers_no_comparison_with_its_own_row_count(
+    live_server, page, shots, console_errors, cast, built_app
+):
+    sign_in(page, live_server.url, "author", "author-pass-123", path="/checks/new?template=table_count_check")
+    form_item(page, "Expected value").locator(".el-select__wrapper").click()
+    options = page.locator(".el-select-dropdown:visible .el-select-dropdown__item")
+    expect(options.filter(has_text="Fixed value")).to_have_count(1)
+    names = [text.strip() for text in options.all_inner_texts()]
+    assert "Source table row count" not in names, names  # the statistic itself: always a pass
+    shots("row-count-expected-values")
+    assert unexpected(console_errors) == []
+
+
 @pytest.mark.parametrize("path", ["/checks/not-a-check", "/runs/7/nothing-here"])
 def test_an_unknown_address_gets_the_apps_not_found_page_with_a_way_home(
     live_server, page, shots, cast, path, built_app

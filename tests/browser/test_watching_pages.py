@@ -96,10 +96,15 @@ def test_an_admin_adds_a_webhook_channel_sends_a_test_and_people_triage_the_inci
     notifications.get_by_text("sent").first.wait_for()
     shots("run-notifications")
 
+    nightly = Schedule.objects.create(name="nightly", cron="0 2 * * *", timezone="Asia/Shanghai", owner=cast.author)
+    nightly.checks.set([check])
     page.goto(f"{live_server.url}/checks/{check.pk}?tab=watching")
     watching = page.get_by_test_id("check-watching")
     watching.get_by_test_id("check-incident").get_by_text(f"Incident #{incident.pk}").wait_for()
     watching.get_by_test_id("check-channel").get_by_text("ci hook").wait_for()
+    watching.get_by_test_id("check-schedule").get_by_text("every day at 02:00 Asia/Shanghai").wait_for()
+    assert "hook-Secret-7781" not in page.content()
+    shots("check-watching-tab")
 
     page.goto(f"{live_server.url}/incidents")
     page.get_by_test_id(f"incident-ack-{incident.pk}").click()

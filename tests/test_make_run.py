@@ -42,11 +42,19 @@ def _healthy(port: int) -> bool:
         return False
 
 
+# What the test settings put in this process's environment (dq_platform/settings_test.py: a Redis
+# broker shared with the end-to-end tests' workers). A user's `make run` has none of it: it runs on
+# the embedded filesystem broker and SQLite under its own var directory.
+TEST_ONLY = ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+
+
+def _user_env(var_dir: Path) -> dict[str, str]:
+    return {**{k: v for k, v in os.environ.items() if k not in TEST_ONLY}, "DQ_VAR_DIR": str(var_dir)}
+
+
 def _worker_answers(var_dir: Path) -> bool:
     command = [".venv/bin/celery", "-A", "dq_platform", "inspect", "ping", "--timeout", "3", "-d", "make-run@localhost"]
-    env = {**os.environ, "DQ_VAR_DIR": str(var_dir)}
-    env.pop("CELERY_BROKER_URL", None)
-    return subprocess.run(command, cwd=REPO, env=env, capture_output=True).returncode == 0
+    return subprocess.run(command, cwd=REPO, env=_user_env(var_dir), capture_output=True).returncode == 0
 
 
 def _wait(what: str, condition, log: Path, timeout: float) -> None:
@@ -60,8 +68,7 @@ def _wait(what: str, condition, log: Path, timeout: float) -> None:
 def make_run(tmp_path):
     """scripts/run.sh (what `make run` runs after its builds) on a free port and its own var dir."""
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")}
-    env.update(PORT=str(port), DQ_VAR_DIR=str(tmp_path / "var"))
+    env = {**_user_env(tmp_path / "var"), "PORT": str(port)}
     log = tmp_path / "run.log"
     with log.open("w") as out:
         process = subprocess.Popen(

@@ -9,6 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from executions.models import Run
 from executions.tests.conftest import create_check
 
 from .conftest import SCHEMA, sign_in, unexpected, wait_until
@@ -196,6 +197,12 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
     assert watch_run(page)[-1] == "failed"
     expect(page.get_by_test_id("run-results").locator("article")).to_have_count(4)
     expect(page.get_by_test_id("run-blocking")).to_be_visible()  # the enumeration check blocks on failure
+    # Each result names its template as people read it, never by its key (issue 10, row 10).
+    results_text = page.get_by_test_id("run-results").inner_text()
+    for name in ("Null check", "Uniqueness check", "Enumeration check"):
+        assert name in results_text, results_text
+    for key in ("null_check", "uniqueness_check", "enumeration_check"):
+        assert key not in results_text, results_text
     shots("run-of-four", readme="run")
     run_path = page.url.removeprefix(url)
 
@@ -238,6 +245,22 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
             )
             assert cut == 0, f"{cut} verdicts run past their card at 1024 px"
     shots("narrow-checks")
+
+    # Retry from the browser: attempt 2 of this very run (its versions and batches), linked to it.
+    page.goto(url + run_path)
+    first_run = int(run_path.rsplit("/", 1)[1])
+    page.get_by_test_id("run-retry").click()
+    expect(page).to_have_url(re.compile(r"/runs/\d+$"))
+    expect(page.get_by_test_id("run-attempt")).to_contain_text(f"attempt 2 of run #{first_run}")
+    assert page.url.removeprefix(url) != run_path
+    assert watch_run(page)[-1] == "failed"
+    expect(page.get_by_test_id("run-results").locator("article")).to_have_count(4)
+    retried, first = Run.objects.get(retry_of_id=first_run), Run.objects.get(pk=first_run)
+    assert retried.attempt == 2 and retried.batches == first.batches
+    assert set(retried.check_versions.values_list("pk", flat=True)) == set(
+        first.check_versions.values_list("pk", flat=True)
+    )
+    shots("run-retried")
     assert unexpected(console_errors) == []
 
 

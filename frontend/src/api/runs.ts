@@ -11,6 +11,8 @@ export interface RunFilters {
 /** Answers 202 at once with the queued run; the run page polls getRun until it ends. */
 export const startRun = (checks: number[]) => http.post<Run>(`${API}/runs/`, { checks, trigger: 'manual' })
 export const getRun = (id: number, signal?: AbortSignal) => http.get<Run>(`${API}/runs/${id}/`, undefined, signal)
+/** A new attempt of a finished run: the same check versions and frozen batches (202, queued). */
+export const retryRun = (id: number) => http.post<Run>(`${API}/runs/${id}/retry/`)
 /** One page of runs, newest first, filtered by the server. */
 export const listRuns = (filters: RunFilters & Paging = {}) => http.get<Page<Run>>(`${API}/runs/`, { ...filters })
 

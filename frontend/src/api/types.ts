@@ -218,6 +218,8 @@ export interface Run {
   blocking: boolean
   trigger: string
   attempt: number
+  /** The run this one retries (attempt − 1), or null for a first attempt. */
+  retry_of: number | null
   biz_date: string
   data_time: string
   parameters: Record<string, string>

@@ -281,3 +281,35 @@ def test_a_signed_out_link_signs_in_first_and_an_admin_signs_out(
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     shots("signed-out")
     assert [e for e in unexpected(console_errors) if "404" not in e] == []
+
+
+def test_an_author_sees_that_the_template_changed_and_upgrades_the_check_to_it(
+    live_server, page, shots, console_errors, cast, api_as, warehouse, built_app
+):
+    from executions.tests.conftest import VERDICT
+    from rules.models import Check, InputEntry
+
+    source = {"src_datasource_id": warehouse.pk, "src_table": f"{SCHEMA}.orders", "src_field": "customer_email"}
+    check_id = create_check(api_as(cast.author), "orders · e-mail present", "null_check", **source, **VERDICT)
+    entry = InputEntry.objects.get(field="src_field")  # an admin renames a field of the template
+    entry.title = "Column to inspect"
+    entry.save()
+
+    saved_with = Check.objects.get(pk=check_id).current().definition.number
+
+    sign_in(page, live_server.url, "author", "author-pass-123", path=f"/checks/{check_id}")
+    banner = page.get_by_test_id("template-upgrade")
+    expect(banner).to_contain_text(f"still computes with template v{saved_with}")
+    banner.get_by_test_id("upgrade-show").click()
+    expect(banner.get_by_test_id("upgrade-plan")).to_contain_text(f"From template v{saved_with} to v{saved_with + 1}")
+    expect(banner.get_by_test_id("upgrade-change")).to_have_text(
+        ['inputs.src_field.title: "Source column" → "Column to inspect"']
+    )
+    shots("template-upgrade")
+    banner.get_by_test_id("upgrade-confirm").click()
+    expect(page.get_by_test_id("current-version")).to_have_text("2")
+    expect(page.get_by_test_id("template-upgrade")).to_have_count(0)
+    check = Check.objects.get(pk=check_id)
+    assert check.current().definition.number == saved_with + 1
+    assert check.versions.get(number=1).definition.number == saved_with  # the old version keeps its meaning
+    assert unexpected(console_errors) == []

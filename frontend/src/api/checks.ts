@@ -1,5 +1,5 @@
 import { API, http, type Page, type Paging } from '@/http'
-import type { Check, CheckVersion, HistoryPoint, Params } from './types'
+import type { Check, CheckVersion, HistoryPoint, Params, UpgradePlan } from './types'
 
 export interface CheckFilters {
   search?: string
@@ -28,3 +28,7 @@ export const checkHistory = (id: number) => http.get<HistoryPoint[]>(`${API}/che
 /** "Pass when actual − expected ≤ 0" for a rule being written: the server's words, before any run. */
 export const previewFormula = (rule: { check_type: string; operator: string; threshold: number }, signal?: AbortSignal) =>
   http.get<{ formula: string }>(`${API}/formula/`, { ...rule }, signal)
+/** What differs between the template version a check computes with and the template's current one. */
+export const upgradePlan = (id: number) => http.get<UpgradePlan>(`${API}/checks/${id}/upgrade/`)
+/** A new check version on the template's current version (400 naming a param that no longer fits). */
+export const upgradeCheck = (id: number) => http.post<Check>(`${API}/checks/${id}/upgrade/`)

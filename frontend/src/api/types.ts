@@ -115,6 +115,10 @@ export interface Check {
   /** The rule in words: "Pass when actual − expected ≤ 0" ('' when incomplete). */
   formula: string
   current_version: number
+  /** The template version the current check version computes with. */
+  template_version: number | null
+  /** The template has a newer version; GET upgrade/ shows what changed, POST upgrade/ moves on. */
+  upgrade_available: boolean
   owner: string | null
   created_at: string
   updated_at: string
@@ -273,4 +277,12 @@ export interface ResultsSummary {
   failing_checks: LatestResult[]
   runs: number
   active_runs: number
+}
+
+/** GET /checks/{id}/upgrade/: what moving to the template's current version would change. */
+export interface UpgradePlan {
+  from: number
+  to: number
+  template: string
+  changes: Array<{ path: string; change: string; summary: string }>
 }

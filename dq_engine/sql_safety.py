@@ -31,8 +31,10 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from dq_engine.sql_functions import ALLOWED_FUNCTIONS, allowed_call, call_name
+
 __all__ = [
-    "FORBIDDEN_FUNCTIONS",
+    "ALLOWED_FUNCTIONS",
     "MAX_SQL_LENGTH",
     "ParsedSelect",
     "UnsafeSQL",
@@ -47,56 +49,19 @@ DIALECT = "spark"
 # and the parser is recursive (deep nesting is refused too, see _depth_guard).
 MAX_SQL_LENGTH = 100_000
 
-# Functions refused anywhere in user SQL, lower-case. Matched on the parsed call (SQLGlot's names for
-# the function class, or the name as written) and again on the rendered SQL's tokens.
-FORBIDDEN_FUNCTIONS = frozenset(
+# Which functions user SQL may call is an allow-list kept in dq_engine/sql_functions.py (one place for
+# every engine); a call is judged on the parsed tree and again on the rendered SQL's tokens.
+
+# Words that stand before "(" in rendered SQL without being a function call.
+_SYNTAX_BEFORE_PAREN = frozenset(
     {
-        # Call any static Java method on the driver/executors: arbitrary code execution.
-        "reflect",
-        "java_method",
-        "try_reflect",
-        # Reveal the files behind the scan (paths of the data lake).
-        "input_file_name",
-        "input_file_block_start",
-        "input_file_block_length",
-        # Session and environment state: who runs the job, which catalog/database, which version.
-        "current_user",
-        "user",
-        "session_user",
-        "current_catalog",
-        "current_database",
-        "current_schema",
-        "version",
-        "current_version",
-        # Databricks: group membership, secrets, metastore identity.
-        "is_member",
-        "is_account_group_member",
-        "secret",
-        "try_secret",
-        "list_secrets",
-        "current_metastore",
-        "current_recipient",
-        # Read files, streams or the network, or call external services.
-        "read_files",
-        "read_kafka",
-        "read_kinesis",
-        "read_pubsub",
-        "read_pulsar",
-        "read_statestore",
-        "read_state_metadata",
-        "cloud_files_state",
-        "http_request",
-        "ai_query",
-        # Load schema/descriptor files named by the caller (from_protobuf's descFilePath, Avro's
-        # avroSchemaUrl option).
-        "from_protobuf",
-        "to_protobuf",
-        "from_avro",
-        "to_avro",
-        # IDENTIFIER('name') turns a string into a table or column name, dodging the name checks.
-        "identifier",
+        "in", "exists", "over", "filter", "as", "using", "on", "and", "or", "not", "when", "then",
+        "else", "case", "from", "join", "where", "select", "all", "distinct", "by", "having", "with",
+        "between", "is", "like", "ilike", "rlike", "any", "some", "union", "intersect", "except",
+        "escape", "recursive", "lateral", "within", "group", "partition", "order", "interval",
+        "struct", "array", "map", "if", "cast", "try_cast", "extract", "collate",
     }
-)
+)  # fmt: skip
 
 # Names Spark resolves to session functions when written bare (no parentheses) and no column has that
 # name (Spark's LiteralFunctionResolution). A bare column with such a name could read the session user.
@@ -218,7 +183,17 @@ def filter_to_spark_sql(expr: exp.Expression) -> str:
 
 def _render_filter(expr: exp.Expression) -> str:
     """Render without the final text checks (parse_filter runs them itself, with its own wording)."""
-    return expr.sql(dialect=DIALECT, identify=True, comments=False)
+    return _render(expr, "filter")
+
+
+def _render(tree: exp.Expression, what: str) -> str:
+    """Spark SQL from a tree; SQLGlot fails on some malformed calls (a KeyError for a missing argument)."""
+    try:
+        return tree.sql(dialect=DIALECT, identify=True, comments=False)
+    except RecursionError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a refusal, never a 500
+        raise UnsafeSQL(f"The {what} could not be rendered for Spark: a function is missing an argument ({error}).")
 
 
 def _refuse_filter_only_nodes(tree: exp.Expression) -> None:
@@ -638,7 +613,7 @@ def _render_select(tree: exp.Expression, view_names: Mapping[str, str]) -> str:
         placeholder = _placeholder_of(ident.name)
         if placeholder is not None:
             ident.replace(exp.to_identifier(view_names[placeholder], quoted=True))
-    sql = bound.sql(dialect=DIALECT, identify=True, comments=False)
+    sql = _render(bound, "query")
     if _SENTINEL_PREFIX in sql.lower():  # every sentinel was checked to be bound; belt and braces
         raise UnsafeSQL("A placeholder is used where it cannot be bound to a table.")
     _check_rendered(sql, "query")
@@ -679,6 +654,8 @@ def _parse(text: str, what: str, shifts: list[tuple[int, int, int]]) -> list[exp
         raise UnsafeSQL(f"The {what} could not be read: {_token_error_message(error)}")
     except SqlglotError as error:
         raise UnsafeSQL(f"The {what} could not be read: {_clean(str(error))}")
+    except (ValueError, TypeError, IndexError) as error:  # SQLGlot's function builders, on a wrong arity
+        raise UnsafeSQL(f"The {what} could not be read: a function is called with the wrong arguments ({error}).")
 
 
 @contextmanager
@@ -778,18 +755,24 @@ def _refuse_unsafe_nodes(tree: exp.Expression, what: str) -> None:
                 f"The {what} cannot contain parameters such as {node.sql(dialect=DIALECT)}; write the value itself."
             )
         if isinstance(node, exp.Func):
-            _refuse_forbidden_function(node, what)
+            _refuse_unlisted_function(node, what)
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
             raise UnsafeSQL(
                 f"The {what} can only call built-in functions by their plain name; found {_short_sql(node)}."
             )
 
 
-def _refuse_forbidden_function(node: exp.Func, what: str) -> None:
-    """Refuse a call to a function in FORBIDDEN_FUNCTIONS."""
-    forbidden = _function_names(node) & FORBIDDEN_FUNCTIONS
-    if forbidden:
-        raise UnsafeSQL(f"The {what} cannot call {sorted(forbidden)[0]}(): it is not allowed in data-quality SQL.")
+def _refuse_unlisted_function(node: exp.Func, what: str) -> None:
+    """Refuse a call to a function that is not on the allow-list (dq_engine/sql_functions.py)."""
+    if not allowed_call(node):
+        raise UnsafeSQL(_not_allowed(call_name(node), what))
+
+
+def _not_allowed(name: str, what: str) -> str:
+    return (
+        f"function `{name}` is not allowed in the {what}: data-quality SQL may call only pure scalar, "
+        "aggregate and window functions (nothing that reads files or URLs, calls Java or generates rows)."
+    )
 
 
 def _function_names(node: exp.Func) -> set[str]:
@@ -807,8 +790,9 @@ def _check_rendered(sql: str, what: str) -> None:
 
     - no `${`: Spark substitutes `${...}` in SQL text (spark.sql.variable.substitute, e.g.
       `${env:SECRET}`), even inside string literals, and an escaped `'$\\{'` renders as `'${'`;
-    - no forbidden function names as calls or keywords, in case SQLGlot models a call under a class
-      whose names differ from Spark's.
+    - every word called as a function (followed by "(") is on the allow-list, in case SQLGlot models
+      a call under a class whose rendering differs from what the tree check saw;
+    - no bare session words (CURRENT_USER and the like render as keywords, without parentheses).
     """
     if "${" in sql:
         raise UnsafeSQL(
@@ -821,11 +805,17 @@ def _check_rendered(sql: str, what: str) -> None:
         raise UnsafeSQL(f"The {what} could not be rendered safely.")
     for index, token in enumerate(tokens):
         kind = token.token_type.name
-        if kind.endswith("STRING") or token.text.lower() not in FORBIDDEN_FUNCTIONS:
-            continue
+        word = token.text.lower()
+        if kind.endswith("STRING") or kind == "IDENTIFIER" or not _WORD_RE.match(word):
+            continue  # quoted text and quoted names (every identifier is quoted in the rendering)
         called = index + 1 < len(tokens) and tokens[index + 1].token_type.name == "L_PAREN"
-        if called or kind != "IDENTIFIER":  # unquoted words in the rendering are keywords or functions
-            raise UnsafeSQL(f"The {what} cannot call {token.text.lower()}(): it is not allowed in data-quality SQL.")
+        if called and word not in ALLOWED_FUNCTIONS and word not in _SYNTAX_BEFORE_PAREN:
+            raise UnsafeSQL(_not_allowed(word, what))
+        if word in _BARE_SESSION_NAMES:
+            raise UnsafeSQL(_not_allowed(word, what))
+
+
+_WORD_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
 def _drop_comments(tree: exp.Expression) -> None:

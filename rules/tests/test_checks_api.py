@@ -47,6 +47,28 @@ BAD_INPUT = [
         "statistics_execute_sql",
         "${src_table}",
     ),
+    (
+        "custom_sql",
+        {
+            "statistics_execute_sql": "SELECT count(*) FROM ${src_table} WHERE from_xml(customer_email, 'a INT', "
+            "map('rowValidationXSDPath', 'http://127.0.0.1:9/x.xsd')) IS NULL"
+        },
+        "statistics_execute_sql",
+        "function `from_xml` is not allowed",
+    ),
+    (
+        "custom_sql",
+        {"statistics_execute_sql": "SELECT count(*) FROM (SELECT explode(sequence(1, 100000000)) FROM ${src_table})"},
+        "statistics_execute_sql",
+        "function `explode` is not allowed",
+    ),
+    ("null_check", {"src_filter": "java_method('java.lang.System', 'exit', 0) IS NULL"}, "src_filter", "`java_method`"),
+    (
+        "multi_table_value_comparison",
+        {"comparison_execute_sql": "SELECT max(reflect('java.lang.Thread', 'sleep', 9L)) FROM ${target_table}"},
+        "comparison_execute_sql",
+        "function `reflect` is not allowed",
+    ),
     ("null_check", {"src_field": "no_such_column"}, "src_field", "does not exist"),
     ("null_check", {"src_table": "dq_test.nope"}, "src_table", "does not exist"),
     ("null_check", {"src_datasource_id": 999999}, "src_datasource_id", "may not use"),

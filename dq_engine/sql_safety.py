@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 import sqlglot
 from sqlglot import exp
@@ -31,12 +32,14 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_functions import ALLOWED_FUNCTIONS, allowed_call, call_name
 
 __all__ = [
     "ALLOWED_FUNCTIONS",
     "MAX_SQL_LENGTH",
     "ParsedSelect",
+    "RegexHook",
     "UnsafeSQL",
     "filter_to_spark_sql",
     "parse_filter",
@@ -160,6 +163,7 @@ def parse_filter(text: str, columns: Iterable[str] | None = None) -> exp.Express
         tree = _parse_single(text, what, must)
         _refuse_statement_root(tree, must, selecting=False)
         _refuse_unsafe_nodes(tree, what)
+        _check_regex_calls(tree, what)
         _refuse_filter_only_nodes(tree)
         _drop_comments(tree)
         _require_condition(tree)
@@ -169,15 +173,19 @@ def parse_filter(text: str, columns: Iterable[str] | None = None) -> exp.Express
     return tree
 
 
-def filter_to_spark_sql(expr: exp.Expression) -> str:
+def filter_to_spark_sql(expr: exp.Expression, regex: RegexHook | None = None) -> str:
     """Render a parsed filter as Spark SQL: identifiers in backticks, no comments.
 
     Quoting every identifier makes columns like `Ünïcode note` or `select` work, and rendering from
     the tree (not the user's text) means nothing the parser did not understand reaches Spark.
+    `regex` is the engine's bounded regex (see RegexHook); without it RLIKE renders as RLIKE.
     """
     with _depth_guard("filter"):
         sql = _render_filter(expr)
-    _check_rendered(sql, "filter")
+        _check_rendered(sql, "filter")
+        if regex is not None and _has_regex_call(expr):
+            sql = _render(_bind_regexes(expr, regex), "filter")
+            _check_substitution(sql, "filter")
     return sql
 
 
@@ -310,11 +318,12 @@ class ParsedSelect:
     tables_used: frozenset[str]
     output_name: str | None
 
-    def to_spark_sql(self, view_names: Mapping[str, str]) -> str:
+    def to_spark_sql(self, view_names: Mapping[str, str], regex: RegexHook | None = None) -> str:
         """Render for Spark with each placeholder bound to a temp view name (a quoted identifier).
 
         The view names come from the engine, never from the user's text, and are quoted, so any
         name is safe. Every placeholder the query uses must be bound (ValueError otherwise: a bug).
+        `regex` is the engine's bounded regex (see RegexHook).
         """
         missing = sorted(self.tables_used - set(view_names))
         if missing:
@@ -323,7 +332,10 @@ class ParsedSelect:
             if not isinstance(view_names[name], str) or not view_names[name]:
                 raise ValueError(f"The view name for {name} must be a non-empty string")
         with _depth_guard("query"):
-            return _render_select(self.expression, view_names)
+            sql = _render_select(self.expression, view_names)
+            if regex is not None and _has_regex_call(self.expression):
+                sql = _render_select(_bind_regexes(self.expression, regex), view_names, checked=False)
+        return sql
 
 
 # Aggregates that compute the same value over filtered rows as with FILTER (WHERE ...): what lets a
@@ -358,6 +370,8 @@ def batch_aggregate(query: ParsedSelect) -> str | None:
     tree = query.expression
     if query.tables_used != {"src_table"} or not isinstance(tree, exp.Select):
         return None
+    if _has_regex_call(tree):
+        return None  # its own query, where the engine binds the bounded regex (to_spark_sql's hook)
     if any(value for key, value in tree.args.items() if key not in _SELECT_PARTS_KEPT and value):
         return None
     source = tree.args.get("from_") or tree.args.get("from")
@@ -423,6 +437,7 @@ def parse_select(text: str, placeholders: Iterable[str] = ("src_table",)) -> Par
         tree = _parse_single(text, what, must, shifts)
         _refuse_statement_root(tree, must, selecting=True)
         _refuse_unsafe_nodes(tree, what)
+        _check_regex_calls(tree, what)
         for hint in list(tree.find_all(exp.Hint)):  # optimizer hints: never needed, and they name tables
             hint.pop()
         _drop_comments(tree)
@@ -606,8 +621,9 @@ def _check_single_output(tree: exp.Expression) -> str | None:
     return None
 
 
-def _render_select(tree: exp.Expression, view_names: Mapping[str, str]) -> str:
-    """Render a copy of the query with sentinels replaced by quoted view names, then check the text."""
+def _render_select(tree: exp.Expression, view_names: Mapping[str, str], checked: bool = True) -> str:
+    """Render a copy of the query with sentinels replaced by quoted view names, then check the text
+    (`checked=False` after the engine's regex hook: its function names are the engine's own)."""
     bound = tree.copy()
     for ident in list(bound.find_all(exp.Identifier)):
         placeholder = _placeholder_of(ident.name)
@@ -616,8 +632,98 @@ def _render_select(tree: exp.Expression, view_names: Mapping[str, str]) -> str:
     sql = _render(bound, "query")
     if _SENTINEL_PREFIX in sql.lower():  # every sentinel was checked to be bound; belt and braces
         raise UnsafeSQL("A placeholder is used where it cannot be bound to a table.")
-    _check_rendered(sql, "query")
+    if checked:
+        _check_rendered(sql, "query")
+    else:
+        _check_substitution(sql, "query")
     return sql
+
+
+# --------------------------------------------------------------------------------------------------
+# Regular expressions in user SQL
+# --------------------------------------------------------------------------------------------------
+
+
+class RegexHook(Protocol):
+    """How an engine runs a regex call in bounded time: given the kind ("find" for RLIKE/REGEXP/
+    regexp_like, "extract", "replace"), the text expression, the (validated) pattern and the call's
+    other arguments (extract: the group number; replace: the replacement), the expression to render
+    instead of the call."""
+
+    def __call__(
+        self, kind: str, text: exp.Expression, pattern: str, extra: list[exp.Expression]
+    ) -> exp.Expression: ...
+
+
+_REGEX_KINDS = {exp.RegexpLike: "find", exp.RegexpExtract: "extract", exp.RegexpReplace: "replace"}
+
+
+def _regex_kind(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.Anonymous) and node.name.lower() in {"regexp", "rlike", "regexp_like"}:
+        return "find"
+    return _REGEX_KINDS.get(type(node))
+
+
+def _regex_parts(node: exp.Expression) -> tuple[exp.Expression, exp.Expression | None, list[exp.Expression]]:
+    """(text, pattern, other arguments) of a regex call."""
+    if isinstance(node, exp.Anonymous):
+        args = list(node.expressions)
+        return (args[0] if args else None), (args[1] if len(args) > 1 else None), args[2:]
+    extra = [
+        node.args[key] for key in ("group", "replacement", "position", "occurrence", "modifiers") if node.args.get(key)
+    ]
+    return node.args.get("this"), node.args.get("expression"), extra
+
+
+def _has_regex_call(tree: exp.Expression) -> bool:
+    return any(_regex_kind(node) for node in tree.walk())
+
+
+def _check_regex_calls(tree: exp.Expression, what: str) -> None:
+    """Every regex must be a literal pattern Java accepts, so that it can be checked now and run
+    under the engine's bounded matcher; its other arguments must be literals of the right kind."""
+    for node in tree.walk():
+        kind = _regex_kind(node)
+        if kind is None:
+            continue
+        name = call_name(node) if isinstance(node, exp.Func) else "rlike"
+        text, pattern, extra = _regex_parts(node)
+        if text is None or not isinstance(pattern, exp.Literal) or not pattern.is_string:
+            raise UnsafeSQL(
+                f"The pattern of {name} in the {what} must be a quoted text (a literal), so that it can be "
+                "checked before the run; found "
+                f"{_short_sql(pattern) if pattern is not None else 'none'}."
+            )
+        try:
+            check_java_pattern(pattern.name)
+        except JavaPatternError as error:
+            raise UnsafeSQL(f"Not a valid regular expression in the {what} ({error.short}): {pattern.name!r}.")
+        if kind == "find" and extra:
+            raise UnsafeSQL(f"{name} in the {what} takes a text and a pattern.")
+        if kind == "extract" and not (len(extra) == 1 and isinstance(extra[0], exp.Literal) and not extra[0].is_string):
+            raise UnsafeSQL(
+                f"The group of regexp_extract in the {what} must be a whole number, as in regexp_extract(a, 'x(\\d+)', 1)."
+            )
+        if kind == "replace" and not (len(extra) == 1 and isinstance(extra[0], exp.Literal) and extra[0].is_string):
+            raise UnsafeSQL(
+                f"regexp_replace in the {what} takes a text, a pattern and a quoted replacement (no position)."
+            )
+
+
+def _bind_regexes(tree: exp.Expression, regex: RegexHook) -> exp.Expression:
+    """A copy of the tree with every regex call replaced by the engine's bounded form."""
+    bound = tree.copy()
+    for node in list(bound.walk()):
+        kind = _regex_kind(node)
+        if kind is None:
+            continue
+        text, pattern, extra = _regex_parts(node)
+        replacement = regex(kind, text.copy(), pattern.name, [e.copy() for e in extra])
+        if node is bound:
+            bound = replacement
+        else:
+            node.replace(replacement)
+    return bound
 
 
 # --------------------------------------------------------------------------------------------------
@@ -794,11 +900,7 @@ def _check_rendered(sql: str, what: str) -> None:
       a call under a class whose rendering differs from what the tree check saw;
     - no bare session words (CURRENT_USER and the like render as keywords, without parentheses).
     """
-    if "${" in sql:
-        raise UnsafeSQL(
-            f"The {what} cannot contain the text '${{', not even in quotes: Spark would replace ${{...}} "
-            "with a configuration value."
-        )
+    _check_substitution(sql, what)
     try:
         tokens = Spark().tokenize(sql)
     except SqlglotError:
@@ -816,6 +918,14 @@ def _check_rendered(sql: str, what: str) -> None:
 
 
 _WORD_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def _check_substitution(sql: str, what: str) -> None:
+    if "${" in sql:
+        raise UnsafeSQL(
+            f"The {what} cannot contain the text '${{', not even in quotes: Spark would replace ${{...}} "
+            "with a configuration value."
+        )
 
 
 def _drop_comments(tree: exp.Expression) -> None:

@@ -121,9 +121,16 @@ def _allowed_classes() -> frozenset[type]:
     own Spark parser rather than listed by hand. Whatever a class renders as is still checked token
     by token against ALLOWED_FUNCTIONS (sql_safety._check_rendered).
     """
+    from sqlglot.dialects.spark import Spark
+
+    builders = Spark.Parser.FUNCTIONS
     classes: set[type] = set(_SYNTAX_CLASSES)
     for name in ALLOWED_FUNCTIONS:
-        for arity in range(5):
+        built = getattr(builders.get(name.upper()), "__self__", None)  # exp.X.from_arg_list
+        if isinstance(built, type) and issubclass(built, exp.Func):
+            classes.add(built)
+            continue
+        for arity in range(5):  # a builder function: learn its classes from a call it accepts
             args = ", ".join(f"c{i}" for i in range(arity))
             try:
                 tree = sqlglot.parse_one(f"{name}({args})", read="spark")

@@ -101,10 +101,13 @@ def test_regexp_functions_in_custom_sql_answer_like_spark_and_a_catastrophic_one
     )
     # Spark's own functions on the same rows give the same numbers.
     functions.read.parquet(words["path"]).createOrReplaceTempView("dq_regex_words")
-    like, extract, replace = functions.sql(
-        "SELECT count_if(regexp_like(v, '(?<=b)-\\\\d')), max(try_cast(regexp_extract(v, '(\\\\d+)$', 1) AS INT)), "
-        "count_if(regexp_replace(v, '\\\\p{Lu}', '_') = '_oë 12') FROM dq_regex_words"
-    ).collect()[0]
+    try:
+        like, extract, replace = functions.sql(
+            "SELECT count_if(regexp_like(v, '(?<=b)-\\\\d')), max(try_cast(regexp_extract(v, '(\\\\d+)$', 1) AS INT)), "
+            "count_if(regexp_replace(v, '\\\\p{Lu}', '_') = '_oë 12') FROM dq_regex_words"
+        ).collect()[0]
+    finally:
+        functions.catalog.dropTempView("dq_regex_words")  # the shared session keeps no view of a test
 
     assert [checks[c]["statistic"] for c in ("like", "extract", "replace")] == [like, extract, replace] == [1, 12, 1]
     assert checks["bad"]["status"] == "error"

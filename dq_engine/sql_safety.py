@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 import sqlglot
 from sqlglot import exp
@@ -31,10 +32,14 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from dq_engine.java_regex import JavaPatternError, check_java_pattern
+from dq_engine.sql_functions import ALLOWED_FUNCTIONS, allowed_call, call_name
+
 __all__ = [
-    "FORBIDDEN_FUNCTIONS",
+    "ALLOWED_FUNCTIONS",
     "MAX_SQL_LENGTH",
     "ParsedSelect",
+    "RegexHook",
     "UnsafeSQL",
     "filter_to_spark_sql",
     "parse_filter",
@@ -47,56 +52,19 @@ DIALECT = "spark"
 # and the parser is recursive (deep nesting is refused too, see _depth_guard).
 MAX_SQL_LENGTH = 100_000
 
-# Functions refused anywhere in user SQL, lower-case. Matched on the parsed call (SQLGlot's names for
-# the function class, or the name as written) and again on the rendered SQL's tokens.
-FORBIDDEN_FUNCTIONS = frozenset(
+# Which functions user SQL may call is an allow-list kept in dq_engine/sql_functions.py (one place for
+# every engine); a call is judged on the parsed tree and again on the rendered SQL's tokens.
+
+# Words that stand before "(" in rendered SQL without being a function call.
+_SYNTAX_BEFORE_PAREN = frozenset(
     {
-        # Call any static Java method on the driver/executors: arbitrary code execution.
-        "reflect",
-        "java_method",
-        "try_reflect",
-        # Reveal the files behind the scan (paths of the data lake).
-        "input_file_name",
-        "input_file_block_start",
-        "input_file_block_length",
-        # Session and environment state: who runs the job, which catalog/database, which version.
-        "current_user",
-        "user",
-        "session_user",
-        "current_catalog",
-        "current_database",
-        "current_schema",
-        "version",
-        "current_version",
-        # Databricks: group membership, secrets, metastore identity.
-        "is_member",
-        "is_account_group_member",
-        "secret",
-        "try_secret",
-        "list_secrets",
-        "current_metastore",
-        "current_recipient",
-        # Read files, streams or the network, or call external services.
-        "read_files",
-        "read_kafka",
-        "read_kinesis",
-        "read_pubsub",
-        "read_pulsar",
-        "read_statestore",
-        "read_state_metadata",
-        "cloud_files_state",
-        "http_request",
-        "ai_query",
-        # Load schema/descriptor files named by the caller (from_protobuf's descFilePath, Avro's
-        # avroSchemaUrl option).
-        "from_protobuf",
-        "to_protobuf",
-        "from_avro",
-        "to_avro",
-        # IDENTIFIER('name') turns a string into a table or column name, dodging the name checks.
-        "identifier",
+        "in", "exists", "over", "filter", "as", "using", "on", "and", "or", "not", "when", "then",
+        "else", "case", "from", "join", "where", "select", "all", "distinct", "by", "having", "with",
+        "between", "is", "like", "ilike", "rlike", "any", "some", "union", "intersect", "except",
+        "escape", "recursive", "lateral", "within", "group", "partition", "order", "interval",
+        "struct", "array", "map", "if", "cast", "try_cast", "extract", "collate",
     }
-)
+)  # fmt: skip
 
 # Names Spark resolves to session functions when written bare (no parentheses) and no column has that
 # name (Spark's LiteralFunctionResolution). A bare column with such a name could read the session user.
@@ -195,6 +163,7 @@ def parse_filter(text: str, columns: Iterable[str] | None = None) -> exp.Express
         tree = _parse_single(text, what, must)
         _refuse_statement_root(tree, must, selecting=False)
         _refuse_unsafe_nodes(tree, what)
+        _check_regex_calls(tree, what)
         _refuse_filter_only_nodes(tree)
         _drop_comments(tree)
         _require_condition(tree)
@@ -204,21 +173,35 @@ def parse_filter(text: str, columns: Iterable[str] | None = None) -> exp.Express
     return tree
 
 
-def filter_to_spark_sql(expr: exp.Expression) -> str:
+def filter_to_spark_sql(expr: exp.Expression, regex: RegexHook | None = None) -> str:
     """Render a parsed filter as Spark SQL: identifiers in backticks, no comments.
 
     Quoting every identifier makes columns like `Ünïcode note` or `select` work, and rendering from
     the tree (not the user's text) means nothing the parser did not understand reaches Spark.
+    `regex` is the engine's bounded regex (see RegexHook); without it RLIKE renders as RLIKE.
     """
     with _depth_guard("filter"):
         sql = _render_filter(expr)
-    _check_rendered(sql, "filter")
+        _check_rendered(sql, "filter")
+        if regex is not None and _has_regex_call(expr):
+            sql = _render(_bind_regexes(expr, regex), "filter")
+            _check_substitution(sql, "filter")
     return sql
 
 
 def _render_filter(expr: exp.Expression) -> str:
     """Render without the final text checks (parse_filter runs them itself, with its own wording)."""
-    return expr.sql(dialect=DIALECT, identify=True, comments=False)
+    return _render(expr, "filter")
+
+
+def _render(tree: exp.Expression, what: str) -> str:
+    """Spark SQL from a tree; SQLGlot fails on some malformed calls (a KeyError for a missing argument)."""
+    try:
+        return tree.sql(dialect=DIALECT, identify=True, comments=False)
+    except RecursionError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a refusal, never a 500
+        raise UnsafeSQL(f"The {what} could not be rendered for Spark: a function is missing an argument ({error}).")
 
 
 def _refuse_filter_only_nodes(tree: exp.Expression) -> None:
@@ -335,11 +318,12 @@ class ParsedSelect:
     tables_used: frozenset[str]
     output_name: str | None
 
-    def to_spark_sql(self, view_names: Mapping[str, str]) -> str:
+    def to_spark_sql(self, view_names: Mapping[str, str], regex: RegexHook | None = None) -> str:
         """Render for Spark with each placeholder bound to a temp view name (a quoted identifier).
 
         The view names come from the engine, never from the user's text, and are quoted, so any
         name is safe. Every placeholder the query uses must be bound (ValueError otherwise: a bug).
+        `regex` is the engine's bounded regex (see RegexHook).
         """
         missing = sorted(self.tables_used - set(view_names))
         if missing:
@@ -348,7 +332,10 @@ class ParsedSelect:
             if not isinstance(view_names[name], str) or not view_names[name]:
                 raise ValueError(f"The view name for {name} must be a non-empty string")
         with _depth_guard("query"):
-            return _render_select(self.expression, view_names)
+            sql = _render_select(self.expression, view_names)
+            if regex is not None and _has_regex_call(self.expression):
+                sql = _render_select(_bind_regexes(self.expression, regex), view_names, checked=False)
+        return sql
 
 
 # Aggregates that compute the same value over filtered rows as with FILTER (WHERE ...): what lets a
@@ -383,6 +370,8 @@ def batch_aggregate(query: ParsedSelect) -> str | None:
     tree = query.expression
     if query.tables_used != {"src_table"} or not isinstance(tree, exp.Select):
         return None
+    if _has_regex_call(tree):
+        return None  # its own query, where the engine binds the bounded regex (to_spark_sql's hook)
     if any(value for key, value in tree.args.items() if key not in _SELECT_PARTS_KEPT and value):
         return None
     source = tree.args.get("from_") or tree.args.get("from")
@@ -449,6 +438,7 @@ def parse_select(text: str, placeholders: Iterable[str] = ("src_table",)) -> Par
         _refuse_statement_root(tree, must, selecting=True)
         _refuse_unsafe_nodes(tree, what)
         _refuse_empty_group_by(tree)
+        _check_regex_calls(tree, what)
         for hint in list(tree.find_all(exp.Hint)):  # optimizer hints: never needed, and they name tables
             hint.pop()
         _drop_comments(tree)
@@ -640,18 +630,109 @@ def _check_single_output(tree: exp.Expression) -> str | None:
     return None
 
 
-def _render_select(tree: exp.Expression, view_names: Mapping[str, str]) -> str:
-    """Render a copy of the query with sentinels replaced by quoted view names, then check the text."""
+def _render_select(tree: exp.Expression, view_names: Mapping[str, str], checked: bool = True) -> str:
+    """Render a copy of the query with sentinels replaced by quoted view names, then check the text
+    (`checked=False` after the engine's regex hook: its function names are the engine's own)."""
     bound = tree.copy()
     for ident in list(bound.find_all(exp.Identifier)):
         placeholder = _placeholder_of(ident.name)
         if placeholder is not None:
             ident.replace(exp.to_identifier(view_names[placeholder], quoted=True))
-    sql = bound.sql(dialect=DIALECT, identify=True, comments=False)
+    sql = _render(bound, "query")
     if _SENTINEL_PREFIX in sql.lower():  # every sentinel was checked to be bound; belt and braces
         raise UnsafeSQL("A placeholder is used where it cannot be bound to a table.")
-    _check_rendered(sql, "query")
+    if checked:
+        _check_rendered(sql, "query")
+    else:
+        _check_substitution(sql, "query")
     return sql
+
+
+# --------------------------------------------------------------------------------------------------
+# Regular expressions in user SQL
+# --------------------------------------------------------------------------------------------------
+
+
+class RegexHook(Protocol):
+    """How an engine runs a regex call in bounded time: given the kind ("find" for RLIKE/REGEXP/
+    regexp_like, "extract", "replace"), the text expression, the (validated) pattern and the call's
+    other arguments (extract: the group number; replace: the replacement), the expression to render
+    instead of the call."""
+
+    def __call__(
+        self, kind: str, text: exp.Expression, pattern: str, extra: list[exp.Expression]
+    ) -> exp.Expression: ...
+
+
+_REGEX_KINDS = {exp.RegexpLike: "find", exp.RegexpExtract: "extract", exp.RegexpReplace: "replace"}
+
+
+def _regex_kind(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.Anonymous) and node.name.lower() in {"regexp", "rlike", "regexp_like"}:
+        return "find"
+    return _REGEX_KINDS.get(type(node))
+
+
+def _regex_parts(node: exp.Expression) -> tuple[exp.Expression, exp.Expression | None, list[exp.Expression]]:
+    """(text, pattern, other arguments) of a regex call."""
+    if isinstance(node, exp.Anonymous):
+        args = list(node.expressions)
+        return (args[0] if args else None), (args[1] if len(args) > 1 else None), args[2:]
+    extra = [
+        node.args[key] for key in ("group", "replacement", "position", "occurrence", "modifiers") if node.args.get(key)
+    ]
+    return node.args.get("this"), node.args.get("expression"), extra
+
+
+def _has_regex_call(tree: exp.Expression) -> bool:
+    return any(_regex_kind(node) for node in tree.walk())
+
+
+def _check_regex_calls(tree: exp.Expression, what: str) -> None:
+    """Every regex must be a literal pattern Java accepts, so that it can be checked now and run
+    under the engine's bounded matcher; its other arguments must be literals of the right kind."""
+    for node in tree.walk():
+        kind = _regex_kind(node)
+        if kind is None:
+            continue
+        name = call_name(node) if isinstance(node, exp.Func) else "rlike"
+        text, pattern, extra = _regex_parts(node)
+        if text is None or not isinstance(pattern, exp.Literal) or not pattern.is_string:
+            raise UnsafeSQL(
+                f"The pattern of {name} in the {what} must be a quoted text (a literal), so that it can be "
+                "checked before the run; found "
+                f"{_short_sql(pattern) if pattern is not None else 'none'}."
+            )
+        try:
+            check_java_pattern(pattern.name)
+        except JavaPatternError as error:
+            raise UnsafeSQL(f"Not a valid regular expression in the {what} ({error.short}): {pattern.name!r}.")
+        if kind == "find" and extra:
+            raise UnsafeSQL(f"{name} in the {what} takes a text and a pattern.")
+        if kind == "extract" and not (len(extra) == 1 and isinstance(extra[0], exp.Literal) and not extra[0].is_string):
+            raise UnsafeSQL(
+                f"The group of regexp_extract in the {what} must be a whole number, as in regexp_extract(a, 'x(\\d+)', 1)."
+            )
+        if kind == "replace" and not (len(extra) == 1 and isinstance(extra[0], exp.Literal) and extra[0].is_string):
+            raise UnsafeSQL(
+                f"regexp_replace in the {what} takes a text, a pattern and a quoted replacement (no position)."
+            )
+
+
+def _bind_regexes(tree: exp.Expression, regex: RegexHook) -> exp.Expression:
+    """A copy of the tree with every regex call replaced by the engine's bounded form."""
+    bound = tree.copy()
+    for node in list(bound.walk()):
+        kind = _regex_kind(node)
+        if kind is None:
+            continue
+        text, pattern, extra = _regex_parts(node)
+        replacement = regex(kind, text.copy(), pattern.name, [e.copy() for e in extra])
+        if node is bound:
+            bound = replacement
+        else:
+            node.replace(replacement)
+    return bound
 
 
 # --------------------------------------------------------------------------------------------------
@@ -688,6 +769,8 @@ def _parse(text: str, what: str, shifts: list[tuple[int, int, int]]) -> list[exp
         raise UnsafeSQL(f"The {what} could not be read: {_token_error_message(error)}")
     except SqlglotError as error:
         raise UnsafeSQL(f"The {what} could not be read: {_clean(str(error))}")
+    except (ValueError, TypeError, IndexError) as error:  # SQLGlot's function builders, on a wrong arity
+        raise UnsafeSQL(f"The {what} could not be read: a function is called with the wrong arguments ({error}).")
 
 
 @contextmanager
@@ -787,18 +870,24 @@ def _refuse_unsafe_nodes(tree: exp.Expression, what: str) -> None:
                 f"The {what} cannot contain parameters such as {node.sql(dialect=DIALECT)}; write the value itself."
             )
         if isinstance(node, exp.Func):
-            _refuse_forbidden_function(node, what)
+            _refuse_unlisted_function(node, what)
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
             raise UnsafeSQL(
                 f"The {what} can only call built-in functions by their plain name; found {_short_sql(node)}."
             )
 
 
-def _refuse_forbidden_function(node: exp.Func, what: str) -> None:
-    """Refuse a call to a function in FORBIDDEN_FUNCTIONS."""
-    forbidden = _function_names(node) & FORBIDDEN_FUNCTIONS
-    if forbidden:
-        raise UnsafeSQL(f"The {what} cannot call {sorted(forbidden)[0]}(): it is not allowed in data-quality SQL.")
+def _refuse_unlisted_function(node: exp.Func, what: str) -> None:
+    """Refuse a call to a function that is not on the allow-list (dq_engine/sql_functions.py)."""
+    if not allowed_call(node):
+        raise UnsafeSQL(_not_allowed(call_name(node), what))
+
+
+def _not_allowed(name: str, what: str) -> str:
+    return (
+        f"function `{name}` is not allowed in the {what}: data-quality SQL may call only pure scalar, "
+        "aggregate and window functions (nothing that reads files or URLs, calls Java or generates rows)."
+    )
 
 
 def _function_names(node: exp.Func) -> set[str]:
@@ -816,25 +905,36 @@ def _check_rendered(sql: str, what: str) -> None:
 
     - no `${`: Spark substitutes `${...}` in SQL text (spark.sql.variable.substitute, e.g.
       `${env:SECRET}`), even inside string literals, and an escaped `'$\\{'` renders as `'${'`;
-    - no forbidden function names as calls or keywords, in case SQLGlot models a call under a class
-      whose names differ from Spark's.
+    - every word called as a function (followed by "(") is on the allow-list, in case SQLGlot models
+      a call under a class whose rendering differs from what the tree check saw;
+    - no bare session words (CURRENT_USER and the like render as keywords, without parentheses).
     """
-    if "${" in sql:
-        raise UnsafeSQL(
-            f"The {what} cannot contain the text '${{', not even in quotes: Spark would replace ${{...}} "
-            "with a configuration value."
-        )
+    _check_substitution(sql, what)
     try:
         tokens = Spark().tokenize(sql)
     except SqlglotError:
         raise UnsafeSQL(f"The {what} could not be rendered safely.")
     for index, token in enumerate(tokens):
         kind = token.token_type.name
-        if kind.endswith("STRING") or token.text.lower() not in FORBIDDEN_FUNCTIONS:
-            continue
+        word = token.text.lower()
+        if kind.endswith("STRING") or kind == "IDENTIFIER" or not _WORD_RE.match(word):
+            continue  # quoted text and quoted names (every identifier is quoted in the rendering)
         called = index + 1 < len(tokens) and tokens[index + 1].token_type.name == "L_PAREN"
-        if called or kind != "IDENTIFIER":  # unquoted words in the rendering are keywords or functions
-            raise UnsafeSQL(f"The {what} cannot call {token.text.lower()}(): it is not allowed in data-quality SQL.")
+        if called and word not in ALLOWED_FUNCTIONS and word not in _SYNTAX_BEFORE_PAREN:
+            raise UnsafeSQL(_not_allowed(word, what))
+        if word in _BARE_SESSION_NAMES:
+            raise UnsafeSQL(_not_allowed(word, what))
+
+
+_WORD_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def _check_substitution(sql: str, what: str) -> None:
+    if "${" in sql:
+        raise UnsafeSQL(
+            f"The {what} cannot contain the text '${{', not even in quotes: Spark would replace ${{...}} "
+            "with a configuration value."
+        )
 
 
 def _drop_comments(tree: exp.Expression) -> None:

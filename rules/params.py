@@ -15,6 +15,7 @@ from typing import Any
 
 from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
+from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
 
 from .models import ComparisonType, ResolvedInput, RuleTemplate
@@ -256,11 +257,12 @@ def _sql_select(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
 
 
 def _regexp(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    """A Java regular expression (Spark matches with java.util.regex): Java's rules and messages."""
     pattern = _string(ctx, entry, value)
     try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise _Problem(f"Not a valid regular expression: {exc}.") from None
+        check_java_pattern(pattern)
+    except JavaPatternError as exc:
+        raise _Problem(f"Not a valid regular expression (Java syntax): {exc.short}.") from None
     return pattern
 
 

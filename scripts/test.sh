@@ -10,4 +10,6 @@ mkdir -p "$DQ_VAR_DIR" test-artifacts
 if [ "${DQ_SKIP_VITEST:-0}" != 1 ]; then
   (cd frontend && npx --no-install vue-tsc --noEmit -p tsconfig.json && npx --no-install vitest run --reporter=dot)
 fi
+# The engine's JVM functions: every regex runs through them (skipped when the jar is up to date).
+PY=.venv/bin/python scripts/build-jvm.sh
 exec .venv/bin/pytest "$@"

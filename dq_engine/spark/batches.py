@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from dq_engine.errors import BatchError
 from dq_engine.plan import BatchPlan
+from dq_engine.spark.jvm import regex_hook
 from dq_engine.spark.outcomes import Outcomes
 from dq_engine.spark.readers import describe_source, read_source
 from dq_engine.spec import CheckSpec, JobSpec
@@ -60,7 +61,8 @@ class Batches:
             return
         if batch.filter:
             try:
-                frame = frame.where(filter_to_spark_sql(parse_filter(batch.filter, frame.columns)))
+                parsed = parse_filter(batch.filter, frame.columns)
+                frame = frame.where(filter_to_spark_sql(parsed, regex=regex_hook(self.spark)))
             except UnsafeSQL as exc:
                 self.errors[name] = f"The filter of batch {name} was refused: {say(exc)}"
                 return

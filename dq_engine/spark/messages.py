@@ -21,7 +21,16 @@ def describe(exc: BaseException, secrets: Iterable[str] = ()) -> str:
 
 
 def explain(exc: BaseException) -> str:
-    return _spark_message(exc) or _java_message(exc)
+    message = _spark_message(exc) or _java_message(exc)
+    # The engine's own regex guard (GuardedRegex.java) says what happened; Spark's wrapping of a
+    # failed function (FAILED_EXECUTE_UDF, a lambda's class name) says nothing more.
+    marker = "RegexBudgetExceeded: "
+    if marker not in message:
+        return message
+    reason = message.split(marker, 1)[1]
+    for end in (" SQLSTATE:", " (cause:", "\n"):
+        reason = reason.split(end, 1)[0]
+    return reason.rstrip(". ") + "."
 
 
 def _spark_message(exc: BaseException) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from dq_engine.errors import CheckError
 from dq_engine.result import number
 from dq_engine.spark.context import SparkRun
+from dq_engine.spark.jvm import regex_hook
 from dq_engine.spark.scheduling import Unit
 from dq_engine.spec import CheckSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
@@ -46,7 +47,8 @@ def scalar(run: SparkRun, text: Any, placeholders: tuple[str, ...], check: Check
         raise CheckError(f"The {what} was refused: {exc}")
     batches = {"src_table": check.batch, "target_table": check.target_batch}
     sql = parsed.to_spark_sql(
-        {placeholder: run.batches.view(batches[placeholder]) for placeholder in parsed.tables_used}
+        {placeholder: run.batches.view(batches[placeholder]) for placeholder in parsed.tables_used},
+        regex=regex_hook(run.spark),
     )
     rows = run.spark.sql(sql).limit(2).collect()
     if not rows:

@@ -14,7 +14,7 @@ import sqlglot
 from sqlglot import exp
 
 from dq_engine.sql_safety import (
-    FORBIDDEN_FUNCTIONS,
+    ALLOWED_FUNCTIONS,
     ParsedSelect,
     UnsafeSQL,
     batch_aggregate,
@@ -233,7 +233,7 @@ def test_it_rejects_a_statement_given_as_a_filter(text, keyword):
 
 
 def test_it_rejects_a_filter_that_calls_reflect():
-    with pytest.raises(UnsafeSQL, match=r"cannot call reflect\(\)"):
+    with pytest.raises(UnsafeSQL, match=r"function `reflect` is not allowed in the filter"):
         parse_filter("reflect('java.lang.Runtime','exec','rm')")
 
 
@@ -256,8 +256,8 @@ def test_it_rejects_a_filter_that_calls_reflect():
         "a = identifier('other_column')",
     ],
 )
-def test_it_rejects_a_filter_calling_a_forbidden_function(text):
-    with pytest.raises(UnsafeSQL, match="cannot call"):
+def test_it_rejects_a_filter_calling_a_function_off_the_allow_list(text):
+    with pytest.raises(UnsafeSQL, match="is not allowed in the filter"):
         parse_filter(text)
 
 
@@ -271,8 +271,11 @@ def test_it_rejects_a_call_to_a_function_stored_in_a_database():
         parse_filter("mydb.my_udf(a) = 1")
 
 
-def test_it_keeps_reflection_functions_in_the_forbidden_list():
-    assert {"reflect", "java_method", "try_reflect", "input_file_name", "current_user"} <= FORBIDDEN_FUNCTIONS
+def test_it_keeps_reflection_file_and_generator_functions_off_the_allow_list():
+    outside = {"reflect", "java_method", "try_reflect", "input_file_name", "current_user", "from_xml", "xpath"}
+    generators = {"explode", "posexplode", "inline", "stack", "sequence", "range", "array_repeat", "repeat"}
+
+    assert not (outside | generators) & ALLOWED_FUNCTIONS
 
 
 def test_it_rejects_a_bare_number_as_a_filter():
@@ -544,10 +547,9 @@ def test_it_keeps_user_text_out_of_the_view_binding():
     assert parsed.to_spark_sql(VIEWS) == "SELECT COUNT(*) FROM `dq_src_1`"
 
 
-def test_it_accepts_a_lateral_view_over_the_placeholder():
-    parsed = parse_select("SELECT count(*) FROM ${src_table} LATERAL VIEW explode(tags) e AS tag WHERE tag = 'x'")
-
-    assert parsed.tables_used == {"src_table"}
+def test_it_rejects_a_lateral_view_because_explode_generates_rows():
+    with pytest.raises(UnsafeSQL, match="function `explode` is not allowed in the query"):
+        parse_select("SELECT count(*) FROM ${src_table} LATERAL VIEW explode(tags) e AS tag WHERE tag = 'x'")
 
 
 def test_it_renders_the_same_query_twice_without_changing_the_parsed_tree():
@@ -625,7 +627,7 @@ def test_it_rejects_a_union_whose_second_part_has_two_columns():
 
 
 def test_it_rejects_a_generator_that_returns_several_columns():
-    with pytest.raises(UnsafeSQL, match="returns several columns"):
+    with pytest.raises(UnsafeSQL, match="function `posexplode` is not allowed"):
         parse_select("SELECT posexplode(tags) FROM ${src_table}")
 
 
@@ -652,12 +654,12 @@ def test_it_rejects_a_file_read_through_a_path_table():
 
 
 def test_it_rejects_a_table_valued_function():
-    with pytest.raises(UnsafeSQL, match=r"found RANGE\(10\)"):
+    with pytest.raises(UnsafeSQL, match=r"function `range` is not allowed"):
         parse_select("SELECT count(*) FROM range(10)")
 
 
 def test_it_rejects_identifier_used_to_name_a_table():
-    with pytest.raises(UnsafeSQL, match=r"identifier\(\)"):
+    with pytest.raises(UnsafeSQL, match=r"function `identifier` is not allowed"):
         parse_select("SELECT count(*) FROM IDENTIFIER('orders')")
 
 
@@ -786,9 +788,121 @@ def test_it_rejects_a_script_transform():
         "SELECT length(current_user()) FROM ${src_table}",
     ],
 )
-def test_it_rejects_a_statistic_calling_a_forbidden_function(text):
-    with pytest.raises(UnsafeSQL, match="cannot call"):
+def test_it_rejects_a_statistic_calling_a_function_off_the_allow_list(text):
+    with pytest.raises(UnsafeSQL, match="is not allowed in the query"):
         parse_select(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "function"),
+    [
+        (  # the reported SSRF: the worker fetched the XSD from a URL
+            "SELECT count(*) FROM ${src_table} WHERE from_xml(note, 'a INT', "
+            "map('rowValidationXSDPath', 'http://127.0.0.1:8000/x.xsd')) IS NULL",
+            "from_xml",
+        ),
+        (  # a file: probe told whether a file exists
+            "SELECT count(from_xml(note, 'a INT', map('rowValidationXSDPath', 'file:///etc/shadow'))) "
+            "FROM ${src_table}",
+            "from_xml",
+        ),
+        ("SELECT count(*) FROM (SELECT explode(sequence(1, 100000000)) AS n FROM ${src_table})", "explode"),
+        ("SELECT size(sequence(1, 100000000)) FROM ${src_table}", "sequence"),
+        ("SELECT max(reflect('java.lang.Thread', 'sleep', 100000L)) FROM ${src_table}", "reflect"),
+        ("SELECT max(java_method('java.lang.System', 'getenv', 'HOME')) FROM ${src_table}", "java_method"),
+        ("SELECT count(xpath_string(note, '/a')) FROM ${src_table}", "xpath_string"),
+        ("SELECT count(*) FROM ${src_table} WHERE input_file_name() LIKE '%secret%'", "input_file_name"),
+        ("SELECT count(*) FROM (SELECT stack(2, 1, 2) FROM ${src_table})", "stack"),
+        ("SELECT count(*) FROM (SELECT inline(array(struct(1))) FROM ${src_table})", "inline"),
+        ("SELECT length(repeat('x', 2000000000)) FROM ${src_table}", "repeat"),
+        ("SELECT count(*) FROM ${src_table} WHERE my_udf(amount) > 0", "my_udf"),
+    ],
+)
+def test_custom_sql_may_call_only_functions_on_the_allow_list(text, function):
+    with pytest.raises(UnsafeSQL) as refused:
+        parse_select(text)
+
+    assert str(refused.value).startswith(f"function `{function}` is not allowed in the query")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from_xml(note, 'a INT', map('rowValidationXSDPath', 'file:///etc/passwd')) IS NULL",
+        "size(sequence(1, 100000000)) > 0",
+        "java_method('java.lang.System', 'getenv', 'HOME') IS NULL",
+    ],
+)
+def test_a_filter_may_call_only_functions_on_the_allow_list(text):
+    with pytest.raises(UnsafeSQL, match="is not allowed in the filter"):
+        parse_filter(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SELECT count(*) FROM ${src_table} WHERE upper(coalesce(status, 'x')) = 'PAID'",
+        "SELECT count(DISTINCT date_trunc('month', created_at)) FROM ${src_table}",
+        "SELECT sum(amount) / count(*) FROM ${src_table}",
+        "SELECT max(n) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY ts) AS n FROM ${src_table})",
+        "SELECT count_if(abs(round(amount, 2)) > 10 AND year(to_date(day)) = 2026) FROM ${src_table}",
+        "SELECT percentile_approx(amount, 0.5) FROM ${src_table}",
+        "SELECT count(*) FROM ${src_table} WHERE datediff(current_date(), created_at) > 30",
+        "SELECT count(*) FROM ${src_table} WHERE nvl(trim(name), '') = '' OR substr(code, 1, 2) = 'XX'",
+        "SELECT avg(lag(amount) OVER (ORDER BY ts)) FROM ${src_table}",
+        "SELECT count(*) FROM ${src_table} WHERE CAST(amount AS DECIMAL(10, 2)) > 0",
+        "SELECT count(*) FROM ${src_table} WHERE CASE WHEN a > 1 THEN true ELSE false END",
+        "SELECT count(*) FROM ${src_table} WHERE exists(tags, t -> t = 'vip')",
+    ],
+)
+def test_ordinary_pure_functions_are_still_accepted_in_custom_sql(text):
+    sql = parse_select(text).to_spark_sql(VIEWS)
+
+    assert "dq_src_1" in sql
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "to_timestamp(a, 'yyyy-MM-dd')",
+        "CAST(a AS VARCHAR(10))",
+        "extract(year FROM d)",
+        "percentile_cont(0.5) WITHIN GROUP (ORDER BY a)",
+        "first(a) IGNORE NULLS",
+        "transform(arr, x -> x + 1)",
+        "aggregate(arr, 0, (acc, x) -> acc + x)",
+        "sum(a) OVER (PARTITION BY b ORDER BY c ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+        "trim(BOTH 'x' FROM a)",
+        "substring(a FROM 1 FOR 2)",
+        "get_json_object(j, '$.a')",
+        "min(a) FILTER (WHERE b > 0)",
+        "timestampdiff(SECOND, a, b)",
+        "a ILIKE ANY ('a%', 'b%')",
+    ],
+)
+def test_pure_functions_in_their_other_spellings_are_accepted(expression):
+    assert parse_select(f"SELECT count({expression}) FROM ${{src_table}}").tables_used == {"src_table"}
+
+
+def test_every_function_on_the_allow_list_renders_under_an_allowed_name():
+    # Whatever name SQLGlot renders a listed function under must itself be listed, or the
+    # rendered-SQL check would refuse a function the list allows.
+    refused = []
+    for name in sorted(ALLOWED_FUNCTIONS):
+        for arity in range(5):
+            args = ", ".join(f"c{i}" for i in range(arity))
+            try:
+                sqlglot.parse_one(f"{name}({args})", read="spark")
+            except Exception:  # noqa: BLE001 - this arity does not parse, try the next
+                continue
+            try:
+                parse_select(f"SELECT count({name}({args})) FROM ${{src_table}}")
+            except UnsafeSQL as error:
+                if "is not allowed" in str(error):
+                    refused.append((name, str(error)[:40]))
+            break
+
+    assert refused == []
 
 
 def test_it_rejects_a_bare_user_that_spark_could_read_as_the_session_user():

@@ -53,6 +53,28 @@ BAD_INPUT = [
         "statistics_execute_sql",
         "${src_table}",
     ),
+    (
+        "custom_sql",
+        {
+            "statistics_execute_sql": "SELECT count(*) FROM ${src_table} WHERE from_xml(customer_email, 'a INT', "
+            "map('rowValidationXSDPath', 'http://127.0.0.1:9/x.xsd')) IS NULL"
+        },
+        "statistics_execute_sql",
+        "function `from_xml` is not allowed",
+    ),
+    (
+        "custom_sql",
+        {"statistics_execute_sql": "SELECT count(*) FROM (SELECT explode(sequence(1, 100000000)) FROM ${src_table})"},
+        "statistics_execute_sql",
+        "function `explode` is not allowed",
+    ),
+    ("null_check", {"src_filter": "java_method('java.lang.System', 'exit', 0) IS NULL"}, "src_filter", "`java_method`"),
+    (
+        "multi_table_value_comparison",
+        {"comparison_execute_sql": "SELECT max(reflect('java.lang.Thread', 'sleep', 9L)) FROM ${target_table}"},
+        "comparison_execute_sql",
+        "function `reflect` is not allowed",
+    ),
     ("null_check", {"src_field": "no_such_column"}, "src_field", "does not exist"),
     ("null_check", {"src_table": "dq_test.nope"}, "src_table", "does not exist"),
     ("null_check", {"src_datasource_id": 999999}, "src_datasource_id", "may not use"),
@@ -64,6 +86,17 @@ BAD_INPUT = [
     ("null_check", {"comparison_value": "zero"}, "comparison_value", "must be a number"),
     ("null_check", {"surprise": 1}, "surprise", "Unknown field"),
     ("regexp_check", {"regexp_pattern": "([a-z"}, "regexp_pattern", "regular expression"),
+    ("regexp_check", {"regexp_pattern": "(?<=a"}, "regexp_pattern", "Unclosed group near index 5"),
+    ("regexp_check", {"regexp_pattern": r"\p{Alphabet}"}, "regexp_pattern", "Unknown character property name"),
+    ("regexp_check", {"regexp_pattern": "(?P<n>x)"}, "regexp_pattern", "Unknown inline modifier"),
+    ("null_check", {"src_filter": "status RLIKE '(a'"}, "src_filter", "Unclosed group"),
+    ("null_check", {"src_filter": "status RLIKE customer_email"}, "src_filter", "must be a quoted text"),
+    (
+        "custom_sql",
+        {"statistics_execute_sql": "SELECT count(*) FROM ${src_table} WHERE regexp_extract(status, '[z-a]', 0) = ''"},
+        "statistics_execute_sql",
+        "Illegal character range",
+    ),
     ("field_length_check", {"field_length": 2.5}, "field_length", "whole number"),
     ("field_length_check", {"logic_operator": "~"}, "logic_operator", "not a valid choice"),
     ("field_length_check", {"field_length": -1}, "field_length", "at least 0"),
@@ -98,6 +131,14 @@ def test_bad_params_answer_400_naming_the_field(cast, api_as, valid_params, temp
     assert field in fields, fields
     assert words in " ".join(fields[field]), fields[field]
     assert not Check.objects.exists()
+
+
+@pytest.mark.parametrize("pattern", [r"^\p{Alpha}+$", r"\p{Lu}\p{Ll}*", r"(?<=@)[\w.]+(?=\.com$)", r"(?>a+)b*+"])
+def test_java_regex_syntax_that_python_lacks_is_accepted_at_save(cast, api_as, valid_params, pattern):
+    response = _create(api_as(cast.author), "regexp_check", {**valid_params["regexp_check"], "regexp_pattern": pattern})
+
+    assert response.status_code == 201, response.json()
+    assert response.json()["params"]["regexp_pattern"] == pattern
 
 
 def test_a_datasource_the_caller_may_not_use_is_refused(cast, api_as, valid_params, pg_datasource):

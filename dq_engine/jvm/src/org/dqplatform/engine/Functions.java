@@ -1,7 +1,10 @@
 package org.dqplatform.engine;
 
+import org.apache.spark.sql.api.java.UDF2;
+import org.apache.spark.sql.api.java.UDF3;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.unsafe.types.UTF8String;
 
 import scala.collection.immutable.Seq;
@@ -10,6 +13,9 @@ import scala.runtime.AbstractFunction1;
 /** Registers the engine's SQL functions in a session (called from dq_engine/jvm.py). */
 public final class Functions {
   public static final String RLIKE = "dq_rlike";
+  public static final String GUARDED_RLIKE = "dq_rlike_guarded";
+  public static final String GUARDED_EXTRACT = "dq_regexp_extract";
+  public static final String GUARDED_REPLACE = "dq_regexp_replace";
 
   private Functions() {}
 
@@ -27,6 +33,13 @@ public final class Functions {
           }
         },
         "scala_udf");
+    // Java's regex under a step budget (GuardedRegex): for the patterns the automaton refuses.
+    spark.udf().register(
+        GUARDED_RLIKE, (UDF2<String, String, Boolean>) GuardedRegex::find, DataTypes.BooleanType);
+    spark.udf().register(
+        GUARDED_EXTRACT, (UDF3<String, String, Integer, String>) GuardedRegex::extract, DataTypes.StringType);
+    spark.udf().register(
+        GUARDED_REPLACE, (UDF3<String, String, String, String>) GuardedRegex::replace, DataTypes.StringType);
   }
 
   private static String literal(Expression argument) {

@@ -142,6 +142,9 @@ class Database:
             **ssl,
         )
         with conn.cursor() as cur:
+            # Every transaction of the session read-only, autocommitted statements and DDL included
+            # (START TRANSACTION READ ONLY alone would let DDL's implicit commit through).
+            cur.execute("SET SESSION TRANSACTION READ ONLY")
             cur.execute("SELECT VERSION()")
             self.mariadb = "mariadb" in str(cur.fetchone()[0]).lower()
             # The session's statement limit (MariaDB seconds, MySQL milliseconds); a number, not user text.

@@ -117,8 +117,7 @@ class PushdownEngine:
         }
 
     def _timeout(self, spec: JobSpec) -> int:
-        limits = getattr(spec, "limits", None)
-        from_spec = getattr(limits, "statement_timeout_seconds", None)
+        from_spec = spec.limits.statement_timeout_seconds
         return int(self.statement_timeout or from_spec or DEFAULT_STATEMENT_TIMEOUT_SECONDS)
 
 

@@ -195,3 +195,13 @@ def test_statements_run_read_only_under_the_statement_timeout(fixture, request):
         assert db.rows("SELECT 1") == [(1,)]  # the connection is still good for the next statement
     finally:
         db.close()
+
+
+def test_the_spec_s_statement_timeout_stops_a_long_query_and_errors_only_its_check(pg_sources):
+    joined = " CROSS JOIN ".join(f"${{src_table}} t{i}" for i in range(10))  # 7^10 rows to count
+    checks = [check("slow", "custom_sql", sql=f"SELECT count(*) FROM {joined}"), check("count", "row_count")]
+
+    outcomes = _run(make_spec(pg_sources, checks, limits={"statement_timeout_seconds": 1}))["checks"]
+
+    assert outcomes["slow"]["status"] == "error" and "statement timeout" in outcomes["slow"]["message"]
+    assert (outcomes["count"]["status"], outcomes["count"]["statistic"]) == ("ok", 7)

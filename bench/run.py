@@ -42,9 +42,10 @@ DS_TIME_FORMAT = "yyyy-MM-dd HH:mm:ss"  # what DolphinScheduler's timeliness tem
 # --- the session --------------------------------------------------------------------------------
 def bench_session(master: str = "local[2]", driver_memory: str = "8g") -> SparkSession:
     """The engine's own session builder (same settings the worker uses), sized for the benchmark."""
-    from dq_engine.spark.session import build_spark
+    from dq_engine.spark.session import DEFAULT_JARS, build_spark
 
-    return build_spark(master=master, jars=(), app_name="dq-bench", driver_memory=driver_memory)
+    # The JDBC drivers: the pushdown comparison (bench/pushdown.py) reads PostgreSQL through Spark.
+    return build_spark(master=master, jars=DEFAULT_JARS, app_name="dq-bench", driver_memory=driver_memory)
 
 
 def warm_up(spark: SparkSession, dataset: gen.Dataset) -> None:
@@ -387,12 +388,18 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     dataset = gen.generate(args.rows, args.dir)
     spark = bench_session(args.master, args.driver_memory)
+    extra: dict[str, float] = {}
     try:
-        repeat = args.repeat or 3
-        ratios = benchmark(spark, dataset, repeat=max(1, repeat), breakdown=args.breakdown)
+        repeat = max(1, args.repeat or 3)
+        ratios = benchmark(spark, dataset, repeat=repeat, breakdown=args.breakdown)
+        if os.environ.get("BENCH_PUSHDOWN", "1") != "0":
+            from bench.pushdown import pushdown_benchmark
+
+            extra.update(pushdown_benchmark(spark, dataset, repeat=repeat))
     finally:
         spark.stop()
-    print(f"row_level={ratios['row_level']:.2f} full_set={ratios['full_set']:.2f} per_rule={ratios['per_rule']:.2f}")
+    last = f"row_level={ratios['row_level']:.2f} full_set={ratios['full_set']:.2f} per_rule={ratios['per_rule']:.2f}"
+    print(" ".join([last, *(f"{key}={value:.2f}" for key, value in extra.items())]))
 
 
 if __name__ == "__main__":

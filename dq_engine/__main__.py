@@ -70,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
 
         under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit started the JVM and set the master
         master = args.master or (None if under_submit else "local[2]")
-        jars = [j for j in args.jars.split(",") if j] if args.jars else (() if under_submit else DEFAULT_JARS)
+        # Under spark-submit its --jars (the launcher's JDBC drivers and the engine's jar) stand:
+        # build_spark(jars=None) leaves spark.jars alone, so the executors get them too.
+        jars = [j for j in args.jars.split(",") if j] if args.jars else (None if under_submit else DEFAULT_JARS)
         sessions.append(
             build_spark(
                 master=master, jars=jars, app_name=f"dq-engine-run-{spec.run_id}", driver_memory=args.driver_memory

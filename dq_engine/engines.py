@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 ENGINES: dict[str, str] = {
     "spark": "dq_engine.spark.engine.SparkEngine",
+    "pushdown": "dq_engine.pushdown.engine.PushdownEngine",
 }
 DEFAULT_ENGINE = "spark"
 

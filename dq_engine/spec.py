@@ -18,8 +18,11 @@ Shape (JSON):
      "metric": {"kind": "conditional_count", "predicate": "null_or_empty", "column": "customer_email"},
      "error_rows": true}
   ],
-  "error_rows": {"root": "/var/dq/error-data/run-12", "limit": 1000}
+  "error_rows": {"root": "/var/dq/error-data/run-12", "limit": 1000},
+  "limits": {"statement_timeout_seconds": 900}
 }
+
+`limits.statement_timeout_seconds` bounds each statement an engine runs in a database (pushdown).
 
 Metric kinds, predicates and the fields each needs: dq_engine/vocabulary (the one registry).
 A batch may name the engine that reads it (`"engine": "spark"`, the default; dq_engine/engines.py).
@@ -102,12 +105,18 @@ class ErrorRowSink:
 
 
 @dataclass(frozen=True)
+class Limits:
+    statement_timeout_seconds: int | None = None
+
+
+@dataclass(frozen=True)
 class JobSpec:
     run_id: int | str
     sources: dict[str, JdbcSource | FileSource]
     batches: dict[str, Batch]
     checks: list[CheckSpec]
     error_rows: ErrorRowSink | None = None
+    limits: Limits = field(default_factory=Limits)
 
     @classmethod
     def from_dict(cls, data: Any) -> JobSpec:
@@ -135,6 +144,7 @@ class JobSpec:
             "error_rows": None
             if self.error_rows is None
             else {"root": self.error_rows.root, "limit": self.error_rows.limit},
+            "limits": {"statement_timeout_seconds": self.limits.statement_timeout_seconds},
         }
 
 
@@ -242,6 +252,15 @@ def _parse_spec(data: Any) -> JobSpec:
         if not sink
         else ErrorRowSink(root=_require(sink, "root", "error_rows"), limit=int(sink.get("limit", 1000)))
     )
+    limits = data.get("limits") or {}
+    timeout = limits.get("statement_timeout_seconds") if isinstance(limits, dict) else None
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1):
+        raise SpecError("limits.statement_timeout_seconds must be a whole number of seconds, at least 1.")
     return JobSpec(
-        run_id=data.get("run_id", ""), sources=sources, batches=batches, checks=checks, error_rows=error_rows
+        run_id=data.get("run_id", ""),
+        sources=sources,
+        batches=batches,
+        checks=checks,
+        error_rows=error_rows,
+        limits=Limits(statement_timeout_seconds=timeout),
     )

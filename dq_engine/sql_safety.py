@@ -337,6 +337,16 @@ class ParsedSelect:
                 sql = _render_select(_bind_regexes(self.expression, regex), view_names, checked=False)
         return sql
 
+    def bound(self, relation_names: Mapping[str, str]) -> exp.Expression:
+        """A copy of the tree with each placeholder bound to a relation name (a quoted identifier),
+        for an engine that renders it in another dialect (the pushdown engine names its CTEs so)."""
+        bound = self.expression.copy()
+        for ident in list(bound.find_all(exp.Identifier)):
+            placeholder = _placeholder_of(ident.name)
+            if placeholder is not None:
+                ident.replace(exp.to_identifier(relation_names[placeholder], quoted=True))
+        return bound
+
 
 # Aggregates that compute the same value over filtered rows as with FILTER (WHERE ...): what lets a
 # `SELECT agg(...) FROM ${src_table} WHERE cond` statistic join the batch's fused aggregate pass.

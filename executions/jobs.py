@@ -28,6 +28,11 @@ def build_job(run: Run) -> PreparedJob:
     for name, batch in definitions.items():
         datasource = Datasource.objects.get(pk=batch["datasource_id"])
         sources[name] = connector_for(datasource).engine_source(batch["table"], secrets)
+        if sources[name]["kind"] == "jdbc":  # how many ranges Spark reads the table in, when it reads it
+            sources[name]["options"] = {
+                "numPartitions": str(settings.DQ_SPARK_JDBC_PARTITIONS),
+                **sources[name]["options"],
+            }
         batches[name] = {"source": name, "filter": batch["filter"]}
     checks = []
     # Each version computes what its own template version defines, whatever the template says now.
@@ -51,6 +56,8 @@ def build_job(run: Run) -> PreparedJob:
         "batches": batches,
         "checks": checks,
         "error_rows": {"root": str(root), "limit": settings.DQ_ERROR_ROWS_LIMIT},
+        # A statement pushed down into a database stops when the run's time limit would.
+        "limits": {"statement_timeout_seconds": settings.DQ_RUN_TIME_LIMIT},
     }
     return PreparedJob(spec=spec, secrets=secrets)
 

@@ -152,7 +152,9 @@ def _spark_submit(job: PreparedJob, should_stop: StopCheck) -> dict[str, Any]:
             "--conf",
             "spark.ui.showConsoleProgress=false",
             "--conf",
-            "spark.driver.host=127.0.0.1",
+            # Where the cluster's executors call the driver back: this machine's address to them
+            # (docker-compose sets SPARK_LOCAL_IP to the worker container's own address).
+            f"spark.driver.host={os.environ.get('SPARK_LOCAL_IP', '127.0.0.1')}",
         ]
         jars = [j for j in [*settings.DQ_SPARK_JARS, *functions_jar()] if Path(j).exists()]
         if jars:

@@ -237,6 +237,7 @@ def test_it_gives_web_worker_and_beat_the_same_production_environment(compose):
     assert environment["DQ_ENV"] == "production"
     assert environment["CELERY_BROKER_URL"].startswith("redis://redis:")
     assert environment["DQ_SPARK_MASTER"] == "spark://spark-master:7077"
+    assert environment["DQ_ENGINE_MODE"] == "spark_submit"  # runs go to the cluster, as in the cluster test
     assert environment["DATABASE_URL"].startswith("postgres://")
     for required in ("SECRET_KEY", "DQ_FERNET_KEYS"):
         assert re.fullmatch(r"\$\{" + required + r":\?[^}]+\}", environment[required]), required

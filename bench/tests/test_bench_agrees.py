@@ -48,3 +48,20 @@ def test_the_fused_engine_agrees_with_one_query_per_rule_and_with_the_planted_co
     assert sorted(full_set) == sorted(c.id for c in CHECKS)
     assert [c for c in CHECKS if not run.same_value(full_set[c.id], per_rule[c.id])] == []
     assert run.mismatches(CHECKS, dataset.planted, full_set=full_set, row_level=row_level) == []
+
+
+@pytest.mark.spark
+def test_pushdown_and_spark_through_jdbc_agree_with_the_planted_counts_on_postgresql(spark, dataset, pg_server):
+    import psycopg
+
+    from bench import pushdown
+    from conftest import PG
+
+    try:
+        # Raises when a way's statistics differ from the planted counts; the times are not looked at.
+        figures = pushdown.pushdown_benchmark(spark, dataset, repeat=1, log=lambda _: None)
+    finally:
+        with psycopg.connect(**PG, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {pushdown.SCHEMA}.orders_{ROWS}")
+
+    assert set(figures) == {"pushdown_speedup"} and figures["pushdown_speedup"] > 0

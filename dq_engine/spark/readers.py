@@ -47,8 +47,13 @@ def read_source(
 
 
 def read_jdbc(spark: SparkSession, source: JdbcSource, secrets: Mapping[str, str]) -> DataFrame:
+    """A JDBC read, partitioned by the table's numeric key when it has one (partitions.py)."""
+    from dq_engine.spark.partitions import DEFAULT_PARTITIONS, partition_options
+
     reader = spark.read.format("jdbc")
-    for key, value in jdbc_options(source, secrets).items():
+    options = jdbc_options(source, secrets)
+    options.update(partition_options(source, secrets, DEFAULT_PARTITIONS))
+    for key, value in options.items():
         reader = reader.option(key, value)
     return reader.load()
 

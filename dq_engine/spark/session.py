@@ -29,7 +29,7 @@ _LOG4J_CONF = Path(__file__).resolve().parents[2] / "conf" / "spark" / "log4j2.p
 
 def build_spark(
     master: str | None = "local[2]",
-    jars: Iterable[str] = DEFAULT_JARS,
+    jars: Iterable[str] | None = DEFAULT_JARS,
     app_name: str = "dq-engine",
     extra_conf: Mapping[str, str] | None = None,
     driver_memory: str | None = None,
@@ -38,6 +38,9 @@ def build_spark(
 
     - `jars`: JDBC drivers and the like for `spark.jars`; a missing file is skipped with a warning
       (a run on a source needing it then fails with "No suitable driver" for that batch only).
+      None leaves `spark.jars` as spark-submit set it (`--jars`): setting it here would replace
+      that list, and the executors would fetch only the new one (ClassNotFoundException
+      org.postgresql.Driver on a cluster, where the driver still had them on its class path).
     - `extra_conf`: any further Spark settings; they win over the defaults here.
     - `driver_memory`: e.g. "2g" (only effective when this call starts the JVM).
     - `master=None` leaves the master to spark-submit or the Spark defaults.
@@ -71,7 +74,7 @@ def _default_shuffle_partitions(session: SparkSession, extra_conf: Mapping[str, 
         session.conf.set(key, "4")
 
 
-def default_conf(master: str | None, jars: Iterable[str], driver_memory: str | None = None) -> dict[str, str]:
+def default_conf(master: str | None, jars: Iterable[str] | None, driver_memory: str | None = None) -> dict[str, str]:
     """The settings `build_spark` applies before `extra_conf` (exposed for spark-submit wrappers)."""
     conf = {
         "spark.ui.enabled": "false",
@@ -86,7 +89,7 @@ def default_conf(master: str | None, jars: Iterable[str], driver_memory: str | N
     }
     from dq_engine.spark.jvm import functions_jar
 
-    existing = existing_jars([*jars, *functions_jar()])
+    existing = [] if jars is None else existing_jars([*jars, *functions_jar()])
     if existing:
         conf["spark.jars"] = ",".join(existing)
     if driver_memory:

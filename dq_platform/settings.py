@@ -214,6 +214,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # One name for a choice set several serializers share (gates' batch states, result statuses).
+    "ENUM_NAME_OVERRIDES": {
+        "BatchStateEnum": "gates.models.Batch.State",
+        "ResultStatusEnum": "executions.models.Result.Status",
+    },
 }
 
 # --- Celery ----------------------------------------------------------------------------------

@@ -56,9 +56,14 @@ def catalog_notes(datasource: Datasource, table: str, partition: dict[str, Any])
 
 def bound_checks(batch: Batch) -> list[Check]:
     """Every alive check whose source is the batch's datasource and table."""
+    return bound_checks_of(batch.datasource_id, batch.table)
+
+
+def bound_checks_of(datasource_id: int, table: str) -> list[Check]:
     return list(
         Check.objects.alive()
-        .filter(params__src_datasource_id=batch.datasource_id, params__src_table=batch.table)
+        .filter(params__src_datasource_id=datasource_id, params__src_table=table)
+        .select_related("template")
         .order_by("pk")
     )
 

@@ -35,7 +35,10 @@ class BatchRequestSerializer(serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Only datasources the caller may use now (alive, open to them); the same question as forms.
-        self.fields["datasource"].queryset = Datasource.objects.visible_to(self.context["request"].user)
+        # (No request when the OpenAPI schema is generated: nothing to choose from then.)
+        request = self.context.get("request")
+        if request is not None:
+            self.fields["datasource"].queryset = Datasource.objects.visible_to(request.user)
 
     def validate_partition(self, partition: dict) -> dict:
         if len(partition) > 10:

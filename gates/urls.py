@@ -9,5 +9,6 @@ router.register("batches", views.BatchViewSet, basename="batch")
 
 urlpatterns = [
     path("gate/", views.gate_view, name="gate"),
+    path("gated-table/", views.table_view, name="gated-table"),
     *router.urls,
 ]

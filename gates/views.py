@@ -8,11 +8,15 @@ from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from datasources.models import Datasource
+from executions.models import Result
+from rules.models import Check
+
 from . import gate, lifecycle, registering
-from .models import Batch
+from .models import Batch, TablePolicy
 from .serializers import BatchDetailSerializer, BatchRequestSerializer, BatchSerializer, ReleaseRequestSerializer
 
 
@@ -154,3 +158,65 @@ def gate_view(request):
     if datasource is None:
         raise ValidationError({"datasource": [f"No datasource {params['datasource']!r} that you may read."]})
     return Response(gate.answer(request.user, datasource, params["table"].strip(), partition).as_dict())
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("datasource", int, required=True), OpenApiParameter("table", str, required=True)],
+    responses=inline_serializer(
+        "GatedTable",
+        {
+            "datasource": serializers.IntegerField(),
+            "datasource_name": serializers.CharField(),
+            "table": serializers.CharField(),
+            "fail_mode": serializers.CharField(),
+            "fail_mode_source": serializers.CharField(),
+            "checks": serializers.ListField(),
+        },
+    ),
+)
+@api_view(["GET"])
+def table_view(request):
+    """A table as the table page shows it: its fail mode and the checks bound to it (each with its
+    newest result the caller may read). Its batches are `GET /batches/?datasource=&table=`."""
+    params = request.query_params
+    raw, table = params.get("datasource", "").strip(), params.get("table", "").strip()
+    problems = {}
+    if not raw.isdigit():
+        problems["datasource"] = ["A datasource id: a whole number."]
+    if not table:
+        problems["table"] = ["Required."]
+    if problems:
+        raise ValidationError(problems)
+    datasource = Datasource.objects.visible_to(request.user).filter(pk=int(raw)).first()
+    if datasource is None:
+        raise NotFound(f"No datasource {raw} that you may use.")
+    fail_mode, source = TablePolicy.fail_mode_for(datasource.pk, table)
+    checks = []
+    visible = set(Check.objects.visible_to(request.user).values_list("pk", flat=True))
+    for check in (c for c in registering.bound_checks_of(datasource.pk, table) if c.pk in visible):
+        latest = (
+            Result.objects.visible_to(request.user)
+            .filter(rule_check=check)
+            .select_related("run")
+            .order_by("-created_at", "-id")
+            .first()
+        )
+        checks.append(
+            {
+                "id": check.pk,
+                "name": check.name,
+                "template": check.template.key,
+                "failure_strategy": check.params.get("failure_strategy", ""),
+                "last_result": latest
+                and {
+                    "id": latest.pk,
+                    "run": latest.run_id,
+                    "status": latest.status,
+                    "verdict": latest.verdict or latest.message,
+                    "biz_date": latest.run.biz_date,
+                    "created_at": latest.created_at,
+                },
+            }
+        )
+    body = {"datasource": datasource.pk, "datasource_name": datasource.name, "table": table}
+    return Response({**body, "fail_mode": fail_mode, "fail_mode_source": source, "checks": checks})

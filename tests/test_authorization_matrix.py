@@ -204,6 +204,7 @@ MATRIX = [
     (CREATED, "POST /batches/{batch}/release/ +release", 200, 404, 200),
     (CREATED, "POST /batches/{batch}/revalidate/", 202, 404, 202),
     (CREATED, "GET /gate/?datasource={A}&table=orders&partition=status:paid gives may_consume", N, 400, N),
+    (CREATED, "GET /gated-table/?datasource={A}&table=orders gives fail_mode", "fail_closed", 404, "fail_closed"),
     (MOVED, "GET /batches/{batch}/", 200, 404, 200),  # the batch read A, wherever the check went
     (
         MOVED,

@@ -42,7 +42,7 @@ export interface EvidenceResult {
   comparison_value: number | null
   comparison_source: Record<string, unknown>
   failure_strategy: string
-  /** The server's sentence ("3 is below the expected range [8.17, 13.55] from 7 normal runs → fail"). */
+  /** The server's sentence ("3 is below the expected range [8.16, 13.56] from 7 normal runs → fail"). */
   verdict: string
   message: string
   error_row_count: number | null

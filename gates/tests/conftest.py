@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 
 import psycopg
 import pytest
+from django.conf import settings
 
-from conftest import PG, PROBE_PASSWORD, PROBE_USER
-from executions.tests.conftest import celery_worker_process  # noqa: F401 — the real worker fixture
+from conftest import PG, PROBE_PASSWORD, PROBE_USER, REDIS_URL
+from executions.tests.conftest import Worker
 
 SCHEMA = "dq_gates"
 # dt, order_id, customer_email: 2026-11-29 has a missing email (a failing null check), so has 11-30.
@@ -27,6 +30,30 @@ NULL_CHECK = {
     "comparison_type": "fix_value",
     "comparison_value": 0,
 }
+
+
+@pytest.fixture(scope="package")
+def celery_worker_process(django_db_setup, tmp_path_factory):
+    """A real Celery worker (Redis, in-process Spark) on a queue of its own, sharing the test
+    database file; it lives only as long as the gates tests, like the browser tests' worker."""
+    queue = f"spark-gates-{os.getpid()}"
+    previous_queue, settings.DQ_SPARK_QUEUE = settings.DQ_SPARK_QUEUE, queue
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "dq_platform.settings_test",
+        "DATABASE_URL": f"sqlite:///{settings.DATABASES['default']['NAME']}",
+        "CELERY_BROKER_URL": REDIS_URL,
+        "CELERY_RESULT_BACKEND": REDIS_URL,
+        "DQ_SPARK_MASTER": "local[2]",
+        "DQ_SPARK_QUEUE": queue,
+        "DQ_ERROR_DATA_ROOT": str(tmp_path_factory.mktemp("gates-error-data")),
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    worker = Worker(env, tmp_path_factory.mktemp("gates-worker") / "worker.log")
+    worker.start()
+    yield worker
+    worker.stop()
+    settings.DQ_SPARK_QUEUE = previous_queue
 
 
 @pytest.fixture

@@ -37,8 +37,11 @@ def conclude(batch: Batch, attempt: BatchAttempt | None, no_result_reason: str =
     fail_mode, source = TablePolicy.fail_mode_for(batch.datasource_id, batch.table)
     decision = decide(outcomes, fail_mode, source, why_none)
     with transaction.atomic():
-        if not batch.move(decision.verdict, decision.verdict_reason, by=by):
-            return
+        # A stale copy (moved to `validating` meanwhile) loses the conditional update once and is
+        # refreshed by it; whoever concluded first wins, the others change nothing.
+        while not batch.move(decision.verdict, decision.verdict_reason, by=by):
+            if batch.state not in Batch.IN_PROGRESS:
+                return
         batch.move(
             decision.outcome,
             decision.outcome_reason,

@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "rules",
     "executions",
     "watching",
+    "gates",
     "demo",
 ]
 
@@ -213,6 +214,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # One name for a choice set several serializers share (gates' batch states, result statuses).
+    "ENUM_NAME_OVERRIDES": {
+        "BatchStateEnum": "gates.models.Batch.State",
+        "ResultStatusEnum": "executions.models.Result.Status",
+    },
 }
 
 # --- Celery ----------------------------------------------------------------------------------
@@ -300,8 +306,17 @@ DQ_REAPER_INTERVAL = _env("int", "DQ_REAPER_INTERVAL", default=30)
 DQ_SCHEDULE_TICK = _env("float", "DQ_SCHEDULE_TICK", default=15.0)
 if not 1 <= DQ_SCHEDULE_TICK <= 60:
     raise ImproperlyConfigured("DQ_SCHEDULE_TICK must be between 1 and 60 seconds.")
+# How often beat ends releases past their expiry (gates/); reads catch up between ticks.
+DQ_RELEASE_EXPIRY_TICK = _env("int", "DQ_RELEASE_EXPIRY_TICK", default=60)
+if DQ_RELEASE_EXPIRY_TICK < 1:
+    raise ImproperlyConfigured("DQ_RELEASE_EXPIRY_TICK must be at least 1 second.")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-runs": {"task": "executions.tasks.reap_stale_runs", "schedule": DQ_REAPER_INTERVAL},
+    "expire-releases": {
+        "task": "gates.tasks.expire_releases",
+        "schedule": DQ_RELEASE_EXPIRY_TICK,
+        "options": {"expires": DQ_RELEASE_EXPIRY_TICK * 4},
+    },
     "fire-due-schedules": {
         "task": "watching.tasks.fire_due_schedules",
         "schedule": DQ_SCHEDULE_TICK,

@@ -11,6 +11,7 @@ api_v1 = [
     path("", include("rules.urls")),
     path("", include("executions.urls")),
     path("", include("watching.urls")),
+    path("", include("gates.urls")),
 ]
 
 urlpatterns = [
@@ -24,7 +25,7 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     # The browser app's own routes (history mode): a reload or a shared link gets the shell too.
     re_path(
-        r"^(?:checks|runs|results|datasources|templates|schedules|alert-channels|incidents)(?:/.*)?$",
+        r"^(?:checks|runs|results|datasources|templates|schedules|alert-channels|incidents|batches|tables)(?:/.*)?$",
         views.home,
         name="spa",
     ),

@@ -168,3 +168,33 @@ def _around(operator: str, expected: Decimal, spread: Decimal) -> Band | None:
         return None
     low, high = float(expected - spread), float(expected + spread)
     return Band(low, high, "inside" if operator in ("lt", "le") else "outside")
+
+
+def evaluate_range(
+    statistic: float | None, expected: tuple[float, float] | None, baseline: int, unit: str, needed: int
+) -> Verdict:
+    """A dynamic threshold: pass when the statistic lies within the expected range (bounds
+    included). "9,800,000 is below the expected range [9,650,000, 10,450,000] from 7 normal
+    batches → fail"; too few normal batches → unknown."""
+    if statistic is None:
+        return Verdict("unknown", None, "No statistic was measured → unknown")
+    if expected is None:
+        return Verdict(
+            "unknown",
+            None,
+            f"{_grouped(statistic)}: too few normal {unit} for an expected range ({baseline} of the {needed} needed) → unknown",
+        )
+    low, high = expected
+    where = "below" if statistic < low else "above" if statistic > high else "within"
+    span = f"[{_grouped(low)}, {_grouped(high)}]"
+    sentence = f"{_grouped(statistic)} is {where} the expected range {span} from {baseline} normal {unit}"
+    passed = where == "within"
+    return Verdict("pass" if passed else "fail", None, f"{sentence} → {'pass' if passed else 'fail'}")
+
+
+def _grouped(value: float) -> str:
+    """9800000 → 9,800,000; 12.3456 → 12.35: ranges are read at a glance."""
+    number = _decimal(value)
+    if number == number.to_integral_value():
+        return f"{int(number):,}"
+    return f"{float(round(number, 2)):,}"

@@ -10,7 +10,7 @@ from rules.comparison_types import ComparisonSpec
 from rules.models import CheckVersion, content_hash
 
 from . import history
-from .evaluation import evaluate
+from .evaluation import evaluate, evaluate_range
 from .models import Result, Run, StatisticValue
 from .signals import run_finished
 
@@ -95,7 +95,13 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
         )
         result.save()
         return result
-    verdict = evaluate(result.statistics_value, comparison, result.check_type, result.operator, result.threshold)
+    if source.get("source") == "range":  # a dynamic threshold: the range decides, not the formula
+        expected = source["expected_range"]
+        verdict = evaluate_range(
+            result.statistics_value, expected, len(source["baseline"]), source["unit"], source["needed"]
+        )
+    else:
+        verdict = evaluate(result.statistics_value, comparison, result.check_type, result.operator, result.threshold)
     result.status, result.formula_value, result.verdict = verdict.status, verdict.formula_value, verdict.sentence
     result.save()
     if result.statistics_value is not None:
@@ -137,7 +143,13 @@ def _history(spec: ComparisonSpec, run, version, document, where, identity, stat
     return history.baseline(spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk)
 
 
-COMPARISON_SOURCES = {"fixed": _fixed, "data": _counted, "history": _history}
+def _range(spec: ComparisonSpec, run, version, document, where, identity, statistic_name):
+    """The baseline's mean as the comparison value; the range and its evidence in the source."""
+    found, source = history.expected_range(spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk)
+    return (found[2] if found else None), source
+
+
+COMPARISON_SOURCES = {"fixed": _fixed, "data": _counted, "history": _history, "range": _range}
 
 
 def fail_run(run: Run, message: str) -> None:

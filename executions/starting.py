@@ -10,9 +10,11 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from sqlglot import exp
 
 from datasources.connectors import connector_for
 from datasources.models import Datasource
+from dq_engine.sql_safety import filter_to_spark_sql, parse_filter
 from rules.models import Check, CheckVersion, canonical_json, content_hash
 
 from .models import Run, datasource_ids_read
@@ -30,11 +32,17 @@ def start_run(
     biz_date: date | None = None,
     trigger: str = Run.Trigger.API,
     idempotency_key: str | None = None,
+    partitions: dict[tuple[int, str], dict[str, Any]] | None = None,
+    context: dict[str, str] | None = None,
 ) -> tuple[Run, bool]:
     """Freeze the batch and the check versions, create the run, enqueue it after commit.
 
-    Returns (run, created); the same idempotency key returns the earlier run. Raises
-    RunRequestInvalid (naming `checks`) for a check that reads a deleted datasource.
+    `partitions` ({(datasource id, table): {column: value}}) narrows every batch reading that
+    table to one partition: equality filters ANDed to each check's own filter (a registered
+    batch, gates/registering.py). `context` adds to the run's parameters (the gate's batch id and
+    schedule type, which history comparisons read). Returns (run, created); the same idempotency
+    key returns the earlier run. Raises RunRequestInvalid (naming `checks`) for a check that reads
+    a deleted datasource.
     """
     if idempotency_key:
         existing = Run.objects.filter(idempotency_key=idempotency_key).first()
@@ -43,8 +51,8 @@ def start_run(
     refuse_checks_reading_deleted_datasources(checks)
     biz_date = biz_date or timezone.localdate()
     versions = [c.versions.get(number=c.current_version) for c in checks]
-    parameters = {"biz_date": biz_date.isoformat()}
-    batches, assignments = freeze_batches(versions, parameters)
+    parameters = {**(context or {}), "biz_date": biz_date.isoformat()}
+    batches, assignments = freeze_batches(versions, parameters, partitions)
     try:
         with transaction.atomic():
             run = Run.objects.create(
@@ -161,15 +169,24 @@ def resolve_filter(text: str | None, parameters: dict[str, str]) -> str | None:
     return text
 
 
-def freeze_batches(versions: list[CheckVersion], parameters: dict[str, str]) -> tuple[dict, dict]:
+def freeze_batches(
+    versions: list[CheckVersion],
+    parameters: dict[str, str],
+    partitions: dict[tuple[int, str], dict[str, Any]] | None = None,
+) -> tuple[dict, dict]:
     """Batch definitions keyed b1, b2, … (one per datasource/table/resolved filter), and which
-    batches each check version reads: {version id: {"batch": "b1", "target_batch": "b2"|None}}."""
+    batches each check version reads: {version id: {"batch": "b1", "target_batch": "b2"|None}}.
+    A table in `partitions` is read with its partition's equality filters ANDed to the check's."""
+    partitions = partitions or {}
     keys: dict[tuple, str] = {}
     definitions: dict[str, dict[str, Any]] = {}
     assignments: dict[str, dict[str, str | None]] = {}
 
     def batch_for(datasource_id: int, table: str, raw_filter: str | None) -> str:
         resolved = resolve_filter(raw_filter, parameters)
+        partition = partitions.get((datasource_id, table))
+        if partition:
+            resolved = with_partition(resolved, partition)
         key = (datasource_id, table, resolved)
         if key not in keys:
             name = f"b{len(keys) + 1}"
@@ -183,6 +200,8 @@ def freeze_batches(versions: list[CheckVersion], parameters: dict[str, str]) -> 
                 "scan_mode": Run.ScanMode.PARTITION if resolved else Run.ScanMode.FULL,
                 "data_version": _data_version(datasource, table),
             }
+            if partition:
+                definitions[name]["partition"] = partition
         return keys[key]
 
     for version in versions:
@@ -193,6 +212,17 @@ def freeze_batches(versions: list[CheckVersion], parameters: dict[str, str]) -> 
             target = batch_for(p["target_datasource_id"], p["target_table"], p.get("target_filter"))
         assignments[str(version.pk)] = {"batch": src, "target_batch": target}
     return definitions, assignments
+
+
+def with_partition(resolved: str | None, partition: dict[str, Any]) -> str:
+    """The filter `resolved` (or none) AND `column = value` for each partition column, built as a
+    SQLGlot tree (quoted identifiers, literal values) and rendered like every stored filter; the
+    partition's text is never pasted into SQL. The check's own filter is parsed as the engine will."""
+    conditions = [parse_filter(resolved)] if resolved else []
+    for column, value in sorted(partition.items()):
+        literal = exp.Literal.number(value) if isinstance(value, int | float) else exp.Literal.string(str(value))
+        conditions.append(exp.EQ(this=exp.column(column, quoted=True), expression=literal))
+    return filter_to_spark_sql(exp.and_(*conditions))
 
 
 def _data_version(datasource: Datasource, table: str) -> str | None:

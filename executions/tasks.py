@@ -14,6 +14,7 @@ from .jobs import build_job
 from .launcher import RunStopped, launch
 from .models import Run
 from .recording import fail_run, record_results
+from .signals import run_started
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,9 @@ def execute_run(run_id: int, attempt: int) -> str:
         log.info("Run %s attempt %s is not queued any more; this delivery does nothing.", run_id, attempt)
         return "skipped"
     with heartbeat.holding(run_id):
-        return execute_claimed_run(Run.objects.get(pk=run_id))
+        run = Run.objects.get(pk=run_id)
+        run_started.send_robust(sender=Run, run=run)
+        return execute_claimed_run(run)
 
 
 def execute_claimed_run(run: Run) -> str:

@@ -2,9 +2,12 @@
 
 A comparison type (the `ComparisonType` rows an admin manages) says where a check's expected
 value comes from, with three fields this module defines:
-- `source`: `fixed` (the number typed in the check), `history` (this check's earlier statistics)
+- `source`: `fixed` (the number typed in the check), `history` (this check's earlier statistics),
+  `range` (an expected range from this check's earlier *normal* statistics: a dynamic threshold)
   or `data` (a row count the engine measures in the same pass as the statistic);
 - for history, a `window` on business time and an `aggregation` of the values in it;
+- for range, a counted `window` (`last_<N>_runs` or `last_<N>_days`) and a spread as its
+  `aggregation`: `sigma_<k>` (mean ± k standard deviations) or `pct_<p>` (mean ± p percent);
 - for data, the `batch` whose rows are counted: the check's `source` or `target` table.
 
 Saving a type checks its fields here (model, admin and API alike), executions/history.py computes
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-SOURCES = ("fixed", "history", "data")
+SOURCES = ("fixed", "history", "range", "data")
 BATCHES = ("source", "target")
 MAX_WINDOW_LENGTH = 3660
 
@@ -43,6 +46,13 @@ FIXED_WINDOWS = {
 }
 COUNTED_WINDOW = re.compile(r"^last_(?P<n>[1-9][0-9]*)_(?P<unit>days|runs)$")
 WINDOW_FORMS = ", ".join([*FIXED_WINDOWS, "last_<N>_days", "last_<N>_runs"])
+# A range's spread around the baseline's mean: `sigma_3` (± 3 standard deviations), `pct_20` (± 20 %);
+# at most 99.9 of either, so that the key fits the aggregation column.
+RANGE_SPREAD = re.compile(r"^(?P<kind>sigma|pct)_(?P<amount>[0-9]{1,2}(?:\.[0-9])?)$")
+SPREAD_FORMS = "sigma_<k> (mean ± k standard deviations) or pct_<p> (mean ± p percent)"
+# Stored with every range result: a change to how ranges are computed gets a new version, so a
+# range that suddenly widens can be traced to the data, the baseline or the algorithm.
+RANGE_ALGORITHM_VERSION = "range-v1"
 
 # The fields that decide what a type computes: snapshotted into each template version, so
 # editing a type later never changes what an existing check version compares with.
@@ -84,6 +94,20 @@ class ComparisonSpec:
     def window_on(self, data_time: datetime) -> Window:
         return window_bounds(self.window, data_time)
 
+    def min_baseline(self) -> int:
+        """How many normal values a range needs: half its window (rounded up), at least 2."""
+        counted = COUNTED_WINDOW.match(self.window)
+        return max(2, -(-int(counted["n"]) // 2)) if counted else 2
+
+    def expected_range(self, values: list[float]) -> tuple[float, float, float] | None:
+        """(low, high, mean) of `values` by the spread; None with fewer than `min_baseline()`."""
+        if len(values) < self.min_baseline():
+            return None
+        spread = RANGE_SPREAD.match(self.aggregation)
+        mean, amount = statistics.fmean(values), float(spread["amount"])
+        width = amount * statistics.stdev(values) if spread["kind"] == "sigma" else abs(mean) * amount / 100
+        return mean - width, mean + width, mean
+
 
 def window_bounds(window: str, data_time: datetime) -> Window:
     """The window `window` (one of WINDOW_FORMS) for a run whose business time is `data_time`."""
@@ -111,6 +135,7 @@ def definition_problems(source: str, window: str, aggregation: str, batch: str) 
     unused = {
         "fixed": ("window", "aggregation", "batch"),
         "history": ("batch",),
+        "range": ("batch",),
         "data": ("window", "aggregation"),
     }[source]
     values = {"window": window, "aggregation": aggregation, "batch": batch}
@@ -119,6 +144,8 @@ def definition_problems(source: str, window: str, aggregation: str, batch: str) 
             problems[name] = [f"A {source} comparison takes no {name}; leave it empty."]
     if source == "history":
         problems.update(_history_problems(window, aggregation))
+    if source == "range":
+        problems.update(_range_problems(window, aggregation))
     if source == "data" and batch not in BATCHES:
         problems["batch"] = [f"Say whose rows are counted: {' or '.join(BATCHES)}."]
     return problems
@@ -133,6 +160,18 @@ def _history_problems(window: str, aggregation: str) -> dict[str, list[str]]:
         problems["window"] = [f"A window may span at most {MAX_WINDOW_LENGTH} days or runs."]
     if aggregation not in AGGREGATIONS:
         problems["aggregation"] = [f"Unknown aggregation {aggregation!r}; use one of {', '.join(AGGREGATIONS)}."]
+    return problems
+
+
+def _range_problems(window: str, aggregation: str) -> dict[str, list[str]]:
+    problems: dict[str, list[str]] = {}
+    counted = COUNTED_WINDOW.match(window or "")
+    if counted is None:
+        problems["window"] = [f"A range needs a counted window: last_<N>_runs or last_<N>_days (got {window!r})."]
+    elif not 2 <= int(counted["n"]) <= MAX_WINDOW_LENGTH:
+        problems["window"] = [f"A range's window spans 2 to {MAX_WINDOW_LENGTH} days or runs."]
+    if RANGE_SPREAD.match(aggregation or "") is None:
+        problems["aggregation"] = [f"Unknown spread {aggregation!r}; use {SPREAD_FORMS} (e.g. sigma_3, pct_20)."]
     return problems
 
 

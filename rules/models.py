@@ -322,6 +322,7 @@ class ComparisonType(models.Model):
     class Source(models.TextChoices):
         FIXED = "fixed", "A fixed number"
         HISTORY = "history", "This check's earlier results"
+        RANGE = "range", "A range from this check's earlier normal results"
         DATA = "data", "Counted from the data"
 
     class Batch(models.TextChoices):
@@ -336,10 +337,12 @@ class ComparisonType(models.Model):
     window = models.CharField(
         max_length=20,
         blank=True,
-        help_text=f"History only: {WINDOW_FORMS} (e.g. last_14_days).",
+        help_text=f"History and range: {WINDOW_FORMS} (e.g. last_14_days; a range needs last_<N>_runs/days).",
     )
     aggregation = models.CharField(
-        max_length=10, blank=True, help_text=f"History only: {', '.join(AGGREGATIONS)} of the values in the window."
+        max_length=10,
+        blank=True,
+        help_text=f"History: {', '.join(AGGREGATIONS)} of the values in the window; range: sigma_<k> or pct_<p>.",
     )
     batch = models.CharField(
         max_length=10, choices=Batch.choices, blank=True, help_text="Data only: whose rows are counted."

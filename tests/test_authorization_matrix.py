@@ -197,6 +197,27 @@ MATRIX = [
     (CREATED, "POST /checks/{check}/mute/ +mute", 200, 404, 200),
     (CREATED, "DELETE /checks/{check}/mute/", 204, 404, 204),
     (MOVED, "POST /checks/{check}/mute/ +mute", 200, 403, 200),
+    # --- batches and the gate (gates/): who reads a batch follows its datasource ---------------
+    (CREATED, "GET /batches/ lists batch", Y, N, Y),
+    (CREATED, "GET /batches/{batch}/", 200, 404, 200),
+    (CREATED, "POST /batches/ +new_batch_on_A", 201, 400, 201),
+    (CREATED, "POST /batches/{batch}/release/ +release", 200, 404, 200),
+    (CREATED, "POST /batches/{batch}/revalidate/", 202, 404, 202),
+    (CREATED, "GET /gate/?datasource={A}&table=orders&partition=status:paid gives may_consume", N, 400, N),
+    (CREATED, "GET /gated-table/?datasource={A}&table=orders gives fail_mode", "fail_closed", 404, "fail_closed"),
+    (MOVED, "GET /batches/{batch}/", 200, 404, 200),  # the batch read A, wherever the check went
+    (
+        MOVED,
+        "GET /gate/?datasource=restricted&table=orders&partition=status:paid gives state",
+        "quarantined",
+        400,
+        "quarantined",
+    ),
+    (RESTRICTED, "GET /batches/ lists batch", Y, N, Y),
+    (DELETED, "GET /batches/{batch}/", 200, 404, 200),
+    (DELETED, "POST /batches/ +new_batch_on_A", 400, 400, 400),
+    (DELETED, "POST /batches/{batch}/release/ +release", 403, 404, 200),  # only admins write on a deleted one
+    (DELETED, "POST /batches/{batch}/revalidate/", 403, 404, 400),  # its checks read A: nothing to run
 ]
 
 
@@ -237,6 +258,8 @@ BODIES = {
     "rename": lambda w: {"name": "renamed channel"},
     "note": lambda w: {"note": "known; the loader is fixed"},
     "mute": lambda w: {"until": "2099-01-01T00:00:00Z", "reason": "maintenance"},
+    "new_batch_on_A": lambda w: {"datasource": w.ids["A"], "table": "orders", "partition": {"status": "void"}},
+    "release": lambda w: {"reason": "month end", "expires_at": "2099-01-01T00:00:00Z"},
 }
 
 
@@ -279,7 +302,25 @@ def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> Wor
     world.ids["check"] = check["id"]
     world.run_check("a")
     _watch(world)
+    _gate(world)
     return world
+
+
+def _gate(world: World) -> None:
+    """A quarantined batch of A's orders (made directly: validation is tested in gates/tests)."""
+    from gates.models import Batch
+
+    batch = Batch.objects.create(
+        datasource_id=world.ids["A"],
+        table="orders",
+        partition={"status": "paid"},
+        partition_key="status=paid",
+        biz_date="2026-11-29",
+        state=Batch.State.QUARANTINED,
+        policy_state=Batch.State.QUARANTINED,
+        reason="Quarantined: blocking check 'orders statuses' failed.",
+    )
+    world.ids["batch"] = batch.pk
 
 
 def _watch(world: World) -> None:

@@ -50,6 +50,22 @@ const routes: RouteRecordRaw[] = [
   { path: '/schedules', name: 'schedules', component: () => import('./pages/watching/SchedulesPage.vue'), meta: { title: 'Schedules' } },
   { path: '/incidents', name: 'incidents', component: () => import('./pages/watching/IncidentsPage.vue'), meta: { title: 'Incidents' } },
   { path: '/alert-channels', name: 'alert-channels', component: () => import('./pages/watching/AlertChannelsPage.vue'), meta: { title: 'Alert channels' } },
+  // Registered batches and the tables they belong to (gates/).
+  { path: '/batches', name: 'batches', component: () => import('./pages/batches/BatchesPage.vue'), meta: { title: 'Batches' } },
+  {
+    path: '/batches/:id(\\d+)',
+    name: 'batch',
+    component: () => import('./pages/batches/BatchPage.vue'),
+    props: (route) => ({ id: Number(route.params.id) }),
+    meta: { title: 'Batch', nav: 'batches' },
+  },
+  {
+    path: '/tables/:datasource(\\d+)/:table',
+    name: 'table',
+    component: () => import('./pages/batches/TablePage.vue'),
+    props: (route) => ({ datasource: Number(route.params.datasource), table: String(route.params.table) }),
+    meta: { title: 'Table', nav: 'batches' },
+  },
   { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'Not found' } },
 ]
 

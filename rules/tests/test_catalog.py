@@ -33,6 +33,8 @@ def test_the_migration_loads_every_builtin_template_and_comparison_type():
         "monthly_avg",
         "last_7_day_avg",
         "last_30_day_avg",
+        "last_7_runs_3_sigma",
+        "last_7_runs_20_pct",
         "src_table_total_rows",
         "target_table_total_rows",
     ]

@@ -27,7 +27,7 @@ MEDIAN = {
         ({"key": "k", "name": "K", "source": "fixed", "window": "day"}, "window", "takes no window"),
         ({"key": "k", "name": "K", "source": "data"}, "batch", "source or target"),
         ({"key": "k", "name": "K", "source": "data", "batch": "target", "aggregation": "avg"}, "aggregation", "no"),
-        ({"key": "k", "name": "K", "source": "oracle"}, "source", "fixed, history, data"),
+        ({"key": "k", "name": "K", "source": "oracle"}, "source", "fixed, history, range, data"),
     ],
 )
 def test_a_type_a_run_cannot_evaluate_is_refused_on_save_naming_the_field(fields, field, words):

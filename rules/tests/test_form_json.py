@@ -91,6 +91,8 @@ def test_the_fixed_value_shows_only_for_the_fix_value_comparison(cast, api_as):
         "monthly_avg",
         "last_7_day_avg",
         "last_30_day_avg",
+        "last_7_runs_3_sigma",
+        "last_7_runs_20_pct",
         "src_table_total_rows",
     ]
 

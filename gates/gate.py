@@ -1,0 +1,59 @@
+"""The downstream gate: may the newest batch of a table's partition be consumed? Shared by
+`GET /gate/` and `manage.py dq_gate`, so a workflow scheduler gets the same answer either way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from datasources.models import Datasource
+
+from . import lifecycle
+from .models import Batch, partition_key
+
+
+@dataclass(frozen=True)
+class GateAnswer:
+    state: str | None
+    may_consume: bool
+    batch: int | None
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"state": self.state, "may_consume": self.may_consume, "batch": self.batch, "reason": self.reason}
+
+
+def find_datasource(user, value: str) -> Datasource | None:
+    """By id (digits) or by name, among the datasources whose data `user` may read (a deleted
+    one only by id: its name may have been reused)."""
+    readable = Datasource.objects.readable_by(user)
+    if value.isdigit():
+        return readable.filter(pk=int(value)).first()
+    return readable.alive().filter(name=value).first()
+
+
+def parse_partition(pairs: list[str], separator: str) -> dict[str, str]:
+    """["dt:2026-11-29", "hour:03"] (or `k=v` for the CLI) → {"dt": "2026-11-29", "hour": "03"};
+    a pair may also hold several, comma-separated. ValueError names the bad pair."""
+    partition: dict[str, str] = {}
+    for item in (part.strip() for pair in pairs for part in pair.split(",")):
+        if not item:
+            continue
+        name, found, value = item.partition(separator)
+        if not found or not name.strip():
+            raise ValueError(f"{item!r} is not column{separator}value.")
+        partition[name.strip()] = value.strip()
+    return partition
+
+
+def answer(user, datasource: Datasource, table: str, partition: dict[str, str]) -> GateAnswer:
+    batch = (
+        Batch.objects.visible_to(user)
+        .filter(datasource=datasource, table=table, partition_key=partition_key(partition))
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    where = f"{datasource.name}.{table}" + (f" {partition_key(partition)}" if partition else "")
+    if batch is None:
+        return GateAnswer(None, False, None, f"No batch of {where} is registered.")
+    batch = lifecycle.catch_up(batch)
+    return GateAnswer(batch.state, batch.may_consume, batch.pk, batch.reason)

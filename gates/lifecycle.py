@@ -1,0 +1,107 @@
+"""Moving batches along as their runs start and end, and as releases expire.
+
+Driven by executions' `run_started`/`run_finished` signals (gates/receivers.py), by beat
+(`gates.tasks.expire_releases`), and lazily by every read (`catch_up`), so the gate answers right
+even between beat ticks and for runs that ended without a signal (cancelled, ended by the reaper).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from executions.models import Run
+
+from .models import Batch, BatchAttempt, Release, TablePolicy
+from .policy import CheckOutcome, decide
+
+
+def run_started(run: Run) -> None:
+    attempt = BatchAttempt.objects.filter(run=run).select_related("batch").first()
+    if attempt and attempt.batch.state == Batch.State.PENDING and _is_latest(attempt):
+        attempt.batch.move(Batch.State.VALIDATING, f"Run {run.pk} started.", by=f"run {run.pk}")
+
+
+def run_ended(run: Run) -> None:
+    attempt = BatchAttempt.objects.filter(run=run).select_related("batch").first()
+    if attempt is not None:
+        conclude(attempt.batch, attempt)
+
+
+def conclude(batch: Batch, attempt: BatchAttempt | None, no_result_reason: str = "") -> None:
+    """The verdict of the batch's latest attempt (None: no check is bound), then the policy's outcome."""
+    if batch.state not in Batch.IN_PROGRESS or (attempt is not None and not _is_latest(attempt)):
+        return
+    by = f"run {attempt.run_id}" if attempt else "registration"
+    outcomes, why_none = _outcomes(attempt.run) if attempt else ([], no_result_reason)
+    fail_mode, source = TablePolicy.fail_mode_for(batch.datasource_id, batch.table)
+    decision = decide(outcomes, fail_mode, source, why_none)
+    with transaction.atomic():
+        # A stale copy (moved to `validating` meanwhile) loses the conditional update once and is
+        # refreshed by it; whoever concluded first wins, the others change nothing.
+        while not batch.move(decision.verdict, decision.verdict_reason, by=by):
+            if batch.state not in Batch.IN_PROGRESS:
+                return
+        batch.move(
+            decision.outcome,
+            decision.outcome_reason,
+            by="policy",
+            warnings=decision.warnings,
+            policy_state=decision.outcome,
+            policy_reason=decision.outcome_reason,
+        )
+
+
+def _outcomes(run: Run) -> tuple[list[CheckOutcome], str]:
+    results = run.results.select_related("check_version").order_by("id")
+    outcomes = [CheckOutcome(r.check_version.name, r.status, r.failure_strategy, r.message) for r in results]
+    if outcomes:
+        return outcomes, ""
+    return [], f"Run {run.pk} ended {run.status} without results" + (f": {run.message}" if run.message else ".")
+
+
+def _is_latest(attempt: BatchAttempt) -> bool:
+    return not BatchAttempt.objects.filter(batch_id=attempt.batch_id, number__gt=attempt.number).exists()
+
+
+def expire_release(release: Release) -> bool:
+    """End a due release and return its batch to what the policy says (False when not due)."""
+    if release.ended_at is not None or release.expires_at > timezone.now():
+        return False
+    with transaction.atomic():
+        if not release.end("expired"):
+            return False
+        batch = release.batch
+        if batch.state == Batch.State.PUBLISHED and batch.policy_state != Batch.State.PUBLISHED:
+            batch.move(
+                batch.policy_state,
+                f"Release by {_name(release)} expired at {release.expires_at:%Y-%m-%d %H:%M} UTC. {batch.policy_reason}",
+                by="release expiry",
+            )
+    return True
+
+
+def expire_due_releases() -> int:
+    """Every due release (beat, gates.tasks.expire_releases)."""
+    due = Release.objects.filter(ended_at__isnull=True, expires_at__lte=timezone.now()).select_related("batch")
+    return sum(expire_release(release) for release in due)
+
+
+def catch_up(batch: Batch) -> Batch:
+    """Bring one batch up to date before it is shown or asked: a due release expires, a finished
+    run that sent no signal concludes, a started one makes the batch `validating`."""
+    release = batch.active_release()
+    if release is not None:
+        expire_release(release)
+    if batch.state in Batch.IN_PROGRESS:
+        attempt = batch.latest_attempt()
+        if attempt is not None and attempt.run.status in Run.FINISHED:
+            conclude(batch, attempt)
+        elif attempt is not None and attempt.run.status == Run.Status.RUNNING:
+            run_started(attempt.run)
+    batch.refresh_from_db()
+    return batch
+
+
+def _name(release: Release) -> str:
+    return release.released_by.get_username() if release.released_by_id else "a deleted user"

@@ -84,13 +84,21 @@ def test_files_times_held_as_text_and_accuracy_across_two_databases_are_refused(
 
 
 def test_a_function_with_no_known_translation_is_refused_not_passed_through(pg_sources):
-    checks = [check("sql", "custom_sql", sql="SELECT pg_read_file('/etc/passwd') FROM ${src_table}")]
+    checks = [check("sql", "custom_sql", sql="SELECT max(crc32(customer_email)) FROM ${src_table}")]
 
     reason = _engine().reason_cannot_run(_spec(pg_sources, checks), "b")
     outcome = _run(make_spec(pg_sources, checks))["checks"]["sql"]
 
-    assert "PG_READ_FILE()" in reason.upper() and "no known translation" in reason
+    assert "CRC32()" in reason.upper() and "no known translation" in reason
     assert outcome["status"] == "error" and "no known translation" in outcome["message"]
+
+
+def test_a_database_function_off_the_allow_list_never_reaches_the_database(pg_sources):
+    checks = [check("sql", "custom_sql", sql="SELECT pg_read_file('/etc/passwd') FROM ${src_table}")]
+
+    outcome = _run(make_spec(pg_sources, checks))["checks"]["sql"]
+
+    assert outcome["status"] == "error" and "`pg_read_file` is not allowed" in outcome["message"]
 
 
 def test_a_case_insensitive_mariadb_column_is_refused_because_spark_compares_exactly(mariadb_sources):

@@ -13,14 +13,14 @@ from drf_spectacular.utils import (
 )
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, ParseError, PermissionDenied, ValidationError
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 
 from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
-from dq_platform.parsers import JSONParser
+from dq_platform.parsers import JSONParser, read_limited
 from executions.filters import filter_checks_by_last_result
 from executions.models import Run
 
@@ -91,10 +91,15 @@ class OwnerOrAdminWrites(permissions.BasePermission):
 
 
 class YAMLParser(BaseParser):
+    """The import's YAML text, at most DQ_MAX_BODY_BYTES (issue 9, row 9), as UTF-8."""
+
     media_type = "application/yaml"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        return stream.read().decode("utf-8")
+        try:
+            return read_limited(stream).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"The YAML body is not UTF-8 text (byte {exc.start}).") from None
 
 
 class CheckFilters(serializers.Serializer):

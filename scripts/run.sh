@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make run`: the embedded default on one machine. Migrates ./var's SQLite database, makes the
 # first admin and the demo data (both idempotent, so a second run reuses everything), then serves
-# the web app and one Celery worker (with embedded beat) until Ctrl-C, which stops them both.
+# the web app (gunicorn, as in production; DEBUG off unless DQ_DEBUG=1) and one Celery worker
+# (with embedded beat) until Ctrl-C, which stops them both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,8 +56,10 @@ trap stop_all EXIT
 # -q drops Celery's start-up banner, so that ours below is the last thing on the screen.
 setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark -c 1 -B -l warning &
 pids+=($!)
-# --insecure: static files are served even when DEBUG is turned off for a try-out.
-setsid $PY manage.py runserver "127.0.0.1:$PORT" --noreload --insecure &
+# gunicorn, as in production (conf/gunicorn.conf.py); WhiteNoise serves the collected static files.
+# Its access log goes to a file, so that the banner below stays on the screen.
+DQ_BIND="127.0.0.1:$PORT" DQ_ACCESS_LOG="${DQ_VAR_DIR:-var}/web-access.log" \
+  setsid .venv/bin/gunicorn -c conf/gunicorn.conf.py --log-level warning &
 pids+=($!)
 
 web_ready() {

@@ -21,7 +21,9 @@ ERROR_RESPONSES = {
     400: OpenApiResponse(ErrorSerializer, description="The request is not valid; `fields` names what to fix."),
     401: OpenApiResponse(ErrorSerializer, description="Not signed in (a missing, wrong or expired token)."),
     403: OpenApiResponse(ErrorSerializer, description="Signed in, but not allowed to do this."),
-    404: OpenApiResponse(ErrorSerializer, description="No such object, or not one you may see."),
+    404: OpenApiResponse(
+        ErrorSerializer, description="No such object, not one you may see, or a page past the end of a list."
+    ),
     413: OpenApiResponse(ErrorSerializer, description="The request body is larger than DQ_MAX_BODY_BYTES."),
 }
 BODY_METHODS = {"POST", "PUT", "PATCH"}
@@ -40,8 +42,7 @@ class AutoSchema(SpectacularAutoSchema):
         codes = [400]
         if not any(isinstance(p, AllowAny) for p in self.view.get_permissions()):
             codes += [401, 403]
-        if "{" in self.path:
-            codes.append(404)
+        codes.append(404)  # an object in the path, a page past the end, an id in a filter
         if self.method in BODY_METHODS:
             codes.append(413)
         return codes

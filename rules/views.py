@@ -52,7 +52,7 @@ class RuleTemplateViewSet(viewsets.ReadOnlyModelViewSet):
             )
         }
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def form(self, request, key=None):
         return Response(build_form(self.get_object(), request.user))
 
@@ -88,6 +88,26 @@ class OwnerOrAdminWrites(permissions.BasePermission):
 
     def has_object_permission(self, request, view, obj):
         return request.method in permissions.SAFE_METHODS or request.user.is_staff or obj.owner_id == request.user.pk
+
+
+# The exported (and importable) YAML document, described as what it parses to.
+CHECKS_DOCUMENT = inline_serializer(
+    "ChecksDocument",
+    {
+        "version": serializers.IntegerField(),
+        "checks": serializers.ListField(
+            child=inline_serializer(
+                "ChecksDocumentCheck",
+                {
+                    "name": serializers.CharField(),
+                    "template": serializers.CharField(),
+                    "params": serializers.DictField(),
+                    "description": serializers.CharField(required=False),
+                },
+            )
+        ),
+    },
+)
 
 
 class YAMLParser(BaseParser):
@@ -184,7 +204,7 @@ class CheckViewSet(viewsets.ModelViewSet):
         instance.soft_delete()
 
     @extend_schema(responses=CheckVersionSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def versions(self, request, pk=None):
         """The check's versions whose data the caller may read (each version froze the
         datasources it read; a check moved off a restricted datasource keeps those versions
@@ -223,7 +243,7 @@ class CheckViewSet(viewsets.ModelViewSet):
             raise ValidationError({"params": exc.fields}) from None
         return Response(CheckSerializer(self.get_object(), context={"request": request}).data)
 
-    @extend_schema(parameters=CHECK_FILTERS, responses={(200, "application/yaml"): str})
+    @extend_schema(parameters=CHECK_FILTERS, responses={(200, "application/yaml"): CHECKS_DOCUMENT})
     @action(detail=False, methods=["get"])
     def export(self, request):
         text = export_checks(self.get_queryset())

@@ -303,7 +303,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = _bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Spark work has its own queue so a worker holding a JVM (-c 1) takes only that (stack-notes T13).
 DQ_SPARK_QUEUE = _env("str", "DQ_SPARK_QUEUE", default="spark")
-CELERY_TASK_DEFAULT_QUEUE = "default"
+# Beat's own tasks (the reaper, schedule ticks) and alerts; renamed only to keep two platforms
+# apart on one broker (the production test, tests/test_production_from_clean_install.py).
+CELERY_TASK_DEFAULT_QUEUE = _env("str", "DQ_DEFAULT_QUEUE", default="default")
 # A worker takes one message at a time and acknowledges it when the task ends: a worker that dies
 # holds at most the run it was running, never queued ones (the filesystem broker deletes a message
 # from its folder as soon as a worker fetches it, so a fetched message dies with its worker).

@@ -97,3 +97,10 @@ def test_a_successful_sign_in_before_the_limit_works(cast, client):
         _token_login(client, f"guess-{n}")
     assert _token_login(client, "author-pass-123").status_code == 200
     assert _form_login(client, "/login/", "author-pass-123").status_code == 302
+
+
+def test_the_failure_record_keeps_no_password(cast, client):
+    _form_login(client, "/login/", "my-secret-guess")
+    _token_login(client, "another-secret-guess")
+    stored = " ".join(f"{a.post_data} {a.get_data}" for a in AccessAttempt.objects.all())
+    assert AccessAttempt.objects.exists() and "secret-guess" not in stored

@@ -44,4 +44,6 @@ RUN useradd --system --uid 10001 --home-dir /var/lib/dq dq \
 USER dq
 
 EXPOSE 8000
-CMD ["python", "manage.py", "runserver", "0.0.0.0:8000", "--noreload", "--insecure"]
+# gunicorn (conf/gunicorn.conf.py) with WhiteNoise serving the static files collected at start
+# (not at build: settings need the deployment's secrets). docker-compose migrates first.
+CMD ["sh", "-c", "python manage.py collectstatic --noinput -v0 && exec gunicorn -c conf/gunicorn.conf.py"]

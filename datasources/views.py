@@ -89,7 +89,7 @@ class DatasourceViewSet(viewsets.ModelViewSet):
         return Response({"ok": True, "message": message})
 
     @extend_schema(responses=TableSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def tables(self, request, pk=None):
         datasource = self.get_object()
         try:
@@ -102,7 +102,7 @@ class DatasourceViewSet(viewsets.ModelViewSet):
         parameters=[OpenApiParameter("table", str, required=True, description="A name from tables/.")],
         responses=ColumnSerializer(many=True),
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def columns(self, request, pk=None):
         datasource = self.get_object()
         table = request.query_params.get("table", "").strip()

@@ -36,6 +36,17 @@ class Pages(PageNumberPagination):
         return _whole_number(raw, self.page_size_query_param, self.max_page_size)
 
     def paginate_queryset(self, queryset, request, view=None):
+        # Other APIs' paging words: silently ignoring `?limit=-1` would hand back a page of a size
+        # the caller did not ask for (issue 9, row 11).
+        for word in ("limit", "offset"):
+            if word in request.query_params:
+                raise ValidationError(
+                    {
+                        word: [
+                            f"Not a parameter of this API: page with ?page= and ?page_size= (1 to {self.max_page_size})."
+                        ]
+                    }
+                )
         raw = request.query_params.get(self.page_query_param)
         if raw not in (None, "", *self.last_page_strings):
             _whole_number(raw, self.page_query_param)  # "abc", "0", "-1": 400 naming `page`

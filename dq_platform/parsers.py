@@ -2,8 +2,28 @@
 
 from __future__ import annotations
 
+import io
+
+from django.conf import settings
 from rest_framework import parsers
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import APIException, ParseError
+
+from .middleware import too_large_message
+
+
+class BodyTooLarge(APIException):
+    status_code = 413
+    default_code = "body_too_large"
+
+
+def read_limited(stream) -> bytes:
+    """The whole body, refused with a 413 past DQ_MAX_BODY_BYTES (dq_platform/middleware.py
+    refuses a declared length earlier; this catches a body that declared none)."""
+    limit = settings.DQ_MAX_BODY_BYTES
+    data = stream.read(limit + 1) if stream is not None else b""
+    if len(data) > limit:
+        raise BodyTooLarge(too_large_message())
+    return data
 
 
 class JSONParser(parsers.JSONParser):
@@ -11,7 +31,8 @@ class JSONParser(parsers.JSONParser):
     array, say) is a 400 in the API's error shape, not a RecursionError and a 500 (issue 9, row 11)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
+        body = io.BytesIO(read_limited(stream))
         try:
-            return super().parse(stream, media_type, parser_context)
+            return super().parse(body, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON parse error: the body is nested too deeply; send at most a few levels.") from None

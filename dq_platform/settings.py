@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -92,7 +93,9 @@ for _index, _key in enumerate(_fernet_keys):
         ) from exc
 DQ_FERNET_KEYS = _fernet_keys
 
-DEBUG = False if PRODUCTION else _bool("DEBUG", True)
+# Off unless DQ_DEBUG=1 (development only): a debug page shows settings and source to anyone who
+# makes a 500, and an unknown URL lists every route. Production never turns it on.
+DEBUG = False if PRODUCTION else _bool("DQ_DEBUG", False)
 ALLOWED_HOSTS = _env("list", "ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = _env("list", "CSRF_TRUSTED_ORIGINS", default=[])
 if PRODUCTION:
@@ -111,6 +114,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "axes",
     "drf_spectacular",
     "django_celery_beat",
     "django_celery_results",
@@ -120,16 +124,23 @@ INSTALLED_APPS = [
     "watching",
     "gates",
     "demo",
+    "accounts",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the browser app, the admin's) from STATIC_ROOT, with DEBUG off too.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before anything reads a body: a request over DQ_MAX_BODY_BYTES is a 413 in the error shape.
+    "dq_platform.middleware.BodySizeLimit",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login on /login/ or the admin into a 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "dq_platform.urls"
@@ -173,6 +184,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it refuses a login for a username and address that is locked out, before the
+# password is even tried (accounts/lockout.py).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -188,16 +206,54 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one before collectstatic
 STATICFILES_DIRS = [p for p in [BASE_DIR / "frontend" / "dist"] if p.exists()]
+# WhiteNoise serves STATIC_ROOT (`collectstatic`, which `make run`, the image and compose run);
+# with DQ_DEBUG=1 it also serves straight from frontend/dist and the apps, as runserver would.
+WHITENOISE_USE_FINDERS = DEBUG
+
+# --- request limits ----------------------------------------------------------------------------
+# The largest request body accepted (JSON, forms, YAML imports alike); bigger is a 413.
+DQ_MAX_BODY_BYTES = _env("int", "DQ_MAX_BODY_BYTES", default=5 * 1024 * 1024)
+if DQ_MAX_BODY_BYTES < 1024:
+    raise ImproperlyConfigured("DQ_MAX_BODY_BYTES must be at least 1024 bytes.")
+DATA_UPLOAD_MAX_MEMORY_SIZE = DQ_MAX_BODY_BYTES
+
+# --- sign-in ----------------------------------------------------------------------------------
+# Failed logins (token endpoint, /login/, the admin's login): the 10th failure for one username
+# from one address within 15 minutes locks that pair out (429 with Retry-After) until 15 minutes
+# after that failure, the right password included (django-axes; accounts/lockout.py).
+AXES_FAILURE_LIMIT = _env("int", "DQ_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(seconds=_env("int", "DQ_LOGIN_LOCKOUT_SECONDS", default=15 * 60))
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME.total_seconds() < 1:
+    raise ImproperlyConfigured("DQ_LOGIN_FAILURE_LIMIT and DQ_LOGIN_LOCKOUT_SECONDS must be at least 1.")
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Attempts during a lock are refused without being counted, so the lock ends when its window does.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+# The client's address is the TCP peer's, never a header a client can forge; behind N proxies
+# that set X-Forwarded-For, DQ_PROXY_COUNT=N reads the address the nearest proxy saw.
+DQ_PROXY_COUNT = _env("int", "DQ_PROXY_COUNT", default=0)
+if DQ_PROXY_COUNT:
+    AXES_IPWARE_PROXY_COUNT = DQ_PROXY_COUNT
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
+else:
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+AXES_VERBOSE = False
+# API tokens expire this many seconds after they were made (accounts/authentication.py).
+DQ_TOKEN_TTL = _env("int", "DQ_TOKEN_TTL", default=30 * 24 * 3600)
+if DQ_TOKEN_TTL < 60:
+    raise ImproperlyConfigured("DQ_TOKEN_TTL must be at least 60 seconds.")
 
 # --- API -------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes an unauthenticated call a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "dq_platform.schema.AutoSchema",
     "EXCEPTION_HANDLER": "dq_platform.api_errors.exception_handler",
     # DRF's JSON parser that answers 400 for too-deeply nested bodies; forms as DRF has them.
     "DEFAULT_PARSER_CLASSES": [
@@ -253,7 +309,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = _bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Spark work has its own queue so a worker holding a JVM (-c 1) takes only that (stack-notes T13).
 DQ_SPARK_QUEUE = _env("str", "DQ_SPARK_QUEUE", default="spark")
-CELERY_TASK_DEFAULT_QUEUE = "default"
+# Beat's own tasks (the reaper, schedule ticks) and alerts; renamed only to keep two platforms
+# apart on one broker (the production test, tests/test_production_from_clean_install.py).
+CELERY_TASK_DEFAULT_QUEUE = _env("str", "DQ_DEFAULT_QUEUE", default="default")
 # A worker takes one message at a time and acknowledges it when the task ends: a worker that dies
 # holds at most the run it was running, never queued ones (the filesystem broker deletes a message
 # from its folder as soon as a worker fetches it, so a fetched message dies with its worker).

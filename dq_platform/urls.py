@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from . import views
 
 api_v1 = [
-    path("auth/token/", views.ObtainTokenView.as_view(), name="auth-token"),
+    path("", include("accounts.urls")),
     path("", include("datasources.urls")),
     path("", include("rules.urls")),
     path("", include("executions.urls")),
@@ -30,6 +30,12 @@ urlpatterns = [
         name="spa",
     ),
 ]
+
+# Under /api/ the error shape, elsewhere the browser app's not-found page (dq_platform/errors.py).
+handler400 = "dq_platform.errors.bad_request"
+handler403 = "dq_platform.errors.permission_denied"
+handler404 = "dq_platform.errors.not_found"
+handler500 = "dq_platform.errors.server_error"
 
 admin.site.site_header = "Data quality platform"
 admin.site.site_title = "Data quality admin"

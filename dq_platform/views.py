@@ -9,13 +9,6 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers
-from rest_framework.authtoken.models import Token
-from rest_framework.authtoken.serializers import AuthTokenSerializer
-from rest_framework.permissions import AllowAny
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
 SPA_MANIFEST = "spa-manifest.json"  # written by `vite build` (frontend/vite.config.ts)
 
@@ -46,9 +39,15 @@ def spa_assets() -> dict | None:
 
 
 @login_required
-@ensure_csrf_cookie  # the SPA's HTTP client reads the csrftoken cookie for its POST/PUT/DELETE
 def home(request):
-    """The browser app's shell, for `/` and its client-side routes (/checks/…, /runs/…).
+    """The browser app's shell, for `/` and its client-side routes (/checks/…, /runs/…)."""
+    return render_spa(request)
+
+
+@ensure_csrf_cookie  # the SPA's HTTP client reads the csrftoken cookie for its POST/PUT/DELETE
+def render_spa(request):
+    """The shell page for a signed-in user; also the body of an unknown path's 404
+    (dq_platform/errors.py), where the app's router shows its not-found page.
 
     The signed-in user travels in the page (json_script), so the first screen needs no extra
     request. Without a build, a page says how to make one.
@@ -72,21 +71,3 @@ def healthz(request):
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"ok": True})
-
-
-class ObtainTokenView(APIView):
-    """Exchange a username and password for an API token (`Authorization: Token <token>`)."""
-
-    authentication_classes: list = []
-    permission_classes = [AllowAny]
-    throttle_classes: list = []
-
-    @extend_schema(
-        request=AuthTokenSerializer,
-        responses=inline_serializer("TokenResponse", {"token": serializers.CharField()}),
-    )
-    def post(self, request):
-        serializer = AuthTokenSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
-        return Response({"token": token.key})

@@ -43,18 +43,39 @@ def read_page(path: str, page: int, page_size: int) -> Page:
     return Page(table.num_rows, table.column_names, rows)
 
 
+# A spreadsheet runs a cell starting with one of these as a formula (OWASP "CSV injection"); the
+# values come from the checked tables and from check names anyone picks (`_dq_check`).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A text cell a spreadsheet would run, prefixed with `'` so it shows as text (OWASP's rule).
+    Numbers stay numbers (-3 is no formula); only the CSV download does this, the JSON API keeps
+    values exact."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_lines(path: str) -> Iterator[str]:
     dataset = _dataset(path)
     if dataset is None:
         return
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(dataset.schema.names)
+    writer.writerow([spreadsheet_safe(name) for name in dataset.schema.names])
     yield _drain(buffer)
     for batch in dataset.to_batches():
         for row in pa.Table.from_batches([batch]).to_pylist():
-            writer.writerow(["" if v is None else _json_value(v) for v in row.values()])
+            writer.writerow([_csv_cell(v) for v in row.values()])
         yield _drain(buffer)
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    # Text as stored is neutralized; numbers, decimals and dates never start a formula (-3.00 stays).
+    return spreadsheet_safe(value) if isinstance(value, str) else _json_value(value)
 
 
 def _drain(buffer: io.StringIO) -> str:

@@ -11,7 +11,9 @@ from .models import Result, Run
 class RunRequestSerializer(serializers.Serializer):
     """`{"checks": [ids], "biz_date"?: "YYYY-MM-DD", "idempotency_key"?, "trigger"?}`."""
 
-    checks = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1, max_length=500)
+    checks = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), min_length=1, max_length=500
+    )
     biz_date = serializers.DateField(required=False, input_formats=["%Y-%m-%d"])
     idempotency_key = serializers.CharField(required=False, max_length=200, allow_blank=False)
     trigger = serializers.ChoiceField(
@@ -128,7 +130,7 @@ class ResultSerializer(serializers.ModelSerializer):
 class RunSerializer(serializers.ModelSerializer):
     results = ResultSerializer(many=True, read_only=True)
     batches = serializers.SerializerMethodField()
-    duration_seconds = serializers.FloatField(read_only=True)
+    duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     checks = serializers.SerializerMethodField()
 

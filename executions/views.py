@@ -176,8 +176,12 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             }
         )
 
-    @extend_schema(responses={(200, "text/csv"): str})
-    @action(detail=True, methods=["get"], url_path="error-rows.csv")
+    # Routed in urls.py, without the router's trailing slash: the documented path names a file.
+    @extend_schema(
+        responses={
+            (200, "text/csv"): OpenApiResponse(str, description="The error rows; formula-like cells start with '.")
+        }
+    )
     def error_rows_csv(self, request, pk=None):
         result = self.get_object()
         response = StreamingHttpResponse(

@@ -13,14 +13,14 @@ from drf_spectacular.utils import (
 )
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, ParseError, PermissionDenied, ValidationError
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 
 from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
-from dq_platform.parsers import JSONParser
+from dq_platform.parsers import JSONParser, read_limited
 from executions.filters import filter_checks_by_last_result
 from executions.models import Run
 
@@ -52,7 +52,7 @@ class RuleTemplateViewSet(viewsets.ReadOnlyModelViewSet):
             )
         }
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def form(self, request, key=None):
         return Response(build_form(self.get_object(), request.user))
 
@@ -90,11 +90,36 @@ class OwnerOrAdminWrites(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or request.user.is_staff or obj.owner_id == request.user.pk
 
 
+# The exported (and importable) YAML document, described as what it parses to.
+CHECKS_DOCUMENT = inline_serializer(
+    "ChecksDocument",
+    {
+        "version": serializers.IntegerField(),
+        "checks": serializers.ListField(
+            child=inline_serializer(
+                "ChecksDocumentCheck",
+                {
+                    "name": serializers.CharField(),
+                    "template": serializers.CharField(),
+                    "params": serializers.DictField(),
+                    "description": serializers.CharField(required=False),
+                },
+            )
+        ),
+    },
+)
+
+
 class YAMLParser(BaseParser):
+    """The import's YAML text, at most DQ_MAX_BODY_BYTES (issue 9, row 9), as UTF-8."""
+
     media_type = "application/yaml"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        return stream.read().decode("utf-8")
+        try:
+            return read_limited(stream).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"The YAML body is not UTF-8 text (byte {exc.start}).") from None
 
 
 class CheckFilters(serializers.Serializer):
@@ -179,7 +204,7 @@ class CheckViewSet(viewsets.ModelViewSet):
         instance.soft_delete()
 
     @extend_schema(responses=CheckVersionSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def versions(self, request, pk=None):
         """The check's versions whose data the caller may read (each version froze the
         datasources it read; a check moved off a restricted datasource keeps those versions
@@ -218,7 +243,7 @@ class CheckViewSet(viewsets.ModelViewSet):
             raise ValidationError({"params": exc.fields}) from None
         return Response(CheckSerializer(self.get_object(), context={"request": request}).data)
 
-    @extend_schema(parameters=CHECK_FILTERS, responses={(200, "application/yaml"): str})
+    @extend_schema(parameters=CHECK_FILTERS, responses={(200, "application/yaml"): CHECKS_DOCUMENT})
     @action(detail=False, methods=["get"])
     def export(self, request):
         text = export_checks(self.get_queryset())

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: the embedded default on one machine. Migrates ./var's SQLite database, makes the
 # first admin and the demo data (both idempotent, so a second run reuses everything), then serves
-# the web app and one Celery worker (with embedded beat) until Ctrl-C, which stops them both.
-# A worker that dies (killed, out of memory) is started again; the web server keeps serving.
+# the web app (gunicorn, as in production; DEBUG off unless DQ_DEBUG=1) and one Celery worker
+# (with embedded beat) until Ctrl-C, which stops them both. A worker that dies (killed, out of
+# memory) is started again; the web server keeps serving.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,8 +62,10 @@ start_worker() {
   worker_pid=$!
 }
 start_worker
-# --insecure: static files are served even when DEBUG is turned off for a try-out.
-setsid $PY manage.py runserver "127.0.0.1:$PORT" --noreload --insecure &
+# gunicorn, as in production (conf/gunicorn.conf.py); WhiteNoise serves the collected static files.
+# Its access log goes to a file, so that the banner below stays on the screen.
+DQ_BIND="127.0.0.1:$PORT" DQ_ACCESS_LOG="${DQ_VAR_DIR:-var}/web-access.log" \
+  setsid .venv/bin/gunicorn -c conf/gunicorn.conf.py --log-level warning &
 web_pid=$!
 
 web_ready() {

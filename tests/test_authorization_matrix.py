@@ -49,6 +49,8 @@ CREATED, MOVED, RESTRICTED, DELETED, MOVED_DELETED = (
 
 MATRIX = [
     # scenario, request,                                         member, outsider, admin
+    # --- sign-in: each revokes only their own token (accounts/tests/test_tokens.py) ----------------
+    (CREATED, "POST /auth/token/revoke/", 204, 204, 204),
     # --- datasources -------------------------------------------------------------------------
     (CREATED, "GET /datasources/ lists A", Y, N, Y),
     (CREATED, "GET /datasources/{A}/", 200, 404, 200),

@@ -14,7 +14,7 @@ def test_importing_dq_engine_pulls_in_no_django_or_celery_module():
     assert result.stdout.strip() == "[]"
 
 
-PACKAGES = ("dq_platform", "datasources", "rules", "executions", "watching", "dq_engine", "demo")
+PACKAGES = ("dq_platform", "accounts", "datasources", "rules", "executions", "watching", "dq_engine", "demo")
 
 
 def _import_graph() -> dict[str, set[str]]:

@@ -22,18 +22,26 @@ def _django(tmp_path, **env):
     )
 
 
-def test_the_embedded_default_needs_no_server(tmp_path):
+def test_the_embedded_default_needs_no_server_and_runs_with_debug_off(tmp_path):
     result = _django(tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["True", "False", "django.db.backends.sqlite3", "filesystem://", "local[2]"]
+    assert result.stdout.split() == ["False", "False", "django.db.backends.sqlite3", "filesystem://", "local[2]"]
     assert (tmp_path / "celery-broker" / "queue").is_dir()
+
+
+def test_dq_debug_turns_debug_on_for_development(tmp_path):
+    result = _django(tmp_path, DQ_DEBUG="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[0] == "True"
 
 
 @pytest.mark.parametrize(
     ("env", "words"),
     [
         ({"DQ_CONNECT_TIMEOUT": "soon"}, "DQ_CONNECT_TIMEOUT"),
-        ({"DEBUG": "maybe"}, "DEBUG"),
+        ({"DQ_DEBUG": "maybe"}, "DQ_DEBUG"),
+        ({"DQ_MAX_BODY_BYTES": "big"}, "DQ_MAX_BODY_BYTES"),
+        ({"DQ_TOKEN_TTL": "forever"}, "DQ_TOKEN_TTL"),
         ({"DATABASE_URL": "nosuchdb://x"}, "DATABASE_URL"),
         ({"DQ_FERNET_KEYS": "not-a-key"}, "DQ_FERNET_KEYS"),
         ({"CELERY_BROKER_URL": "carrier-pigeon://coop"}, "CELERY_BROKER_URL"),
@@ -61,7 +69,7 @@ def test_production_turns_debug_off_and_cookies_secure(tmp_path):
         tmp_path,
         DQ_ENV="production",
         SECRET_KEY="k" * 60,
-        DEBUG="true",
+        DQ_DEBUG="true",
         DQ_FERNET_KEYS=Fernet.generate_key().decode(),
         CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
         DATABASE_URL="postgres://u:p@127.0.0.1:5432/dq",

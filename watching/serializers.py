@@ -37,7 +37,9 @@ class ScheduleSerializer(serializers.ModelSerializer):
     over several slots, only the latest one runs, once; slots from while a schedule was paused never run.
     """
 
-    checks = serializers.ListField(child=serializers.IntegerField(min_value=1), max_length=500, write_only=True)
+    checks = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), max_length=500, write_only=True
+    )
     check_names = serializers.SerializerMethodField()
     timezone = serializers.CharField(max_length=64, default="UTC")
     biz_date_offset_days = serializers.IntegerField(min_value=-366, max_value=366, default=-1)
@@ -160,10 +162,16 @@ class AlertChannelSerializer(serializers.ModelSerializer):
         child=serializers.ChoiceField(choices=AlertChannel.EVENTS), default=lambda: list(AlertChannel.EVENTS)
     )
     checks = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, max_length=1000, write_only=True
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        required=False,
+        max_length=1000,
+        write_only=True,
     )
     datasources = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, max_length=1000, write_only=True
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        required=False,
+        max_length=1000,
+        write_only=True,
     )
 
     class Meta:
@@ -299,15 +307,19 @@ class ResolveSerializer(serializers.Serializer):
 
 class MuteSerializer(serializers.ModelSerializer):
     check = serializers.IntegerField(source="rule_check_id", read_only=True)
-    muted_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    muted_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    # Null in the answer for a check that is not muted (watching/views.check_mute).
+    created_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
     class Meta:
         model = CheckMute
         fields = ["check", "until", "reason", "muted_by", "created_at"]
         read_only_fields = ["check", "muted_by", "created_at"]
+        extra_kwargs = {"until": {"allow_null": True}}
 
     def validate_until(self, until):
-        if until <= timezone.now():
+        # Null only in the answer for an unmuted check; a mute needs an end.
+        if until is None or until <= timezone.now():
             raise serializers.ValidationError("Mute until a time in the future (ISO 8601, e.g. 2026-12-01T08:00:00Z).")
         return until
 

@@ -16,6 +16,9 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.parametrize(
     ("url", "field"),
     [
+        ("/api/v1/runs/?limit=-1", "limit"),
+        ("/api/v1/runs/?offset=5", "offset"),
+        ("/api/v1/checks/?limit=10", "limit"),
         ("/api/v1/runs/?status=bogus", "status"),
         ("/api/v1/runs/?check=abc", "check"),
         ("/api/v1/results/?check=abc", "check"),

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("auth/token/", views.ObtainTokenView.as_view(), name="auth-token"),
+    path("auth/token/revoke/", views.RevokeTokenView.as_view(), name="auth-token-revoke"),
+]

@@ -67,6 +67,7 @@ class Batch:
     filter: str | None = None
     sample_fraction: float | None = None
     engine: str = DEFAULT_ENGINE
+    limit: int | None = None  # at most this many rows (a preview on a sample: the row checks' "try on 1,000 rows")
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,13 @@ class JobSpec:
             "run_id": self.run_id,
             "sources": {name: _source_dict(s) for name, s in self.sources.items()},
             "batches": {
-                name: {"source": b.source, "filter": b.filter, "sample_fraction": b.sample_fraction, "engine": b.engine}
+                name: {
+                    "source": b.source,
+                    "filter": b.filter,
+                    "sample_fraction": b.sample_fraction,
+                    "engine": b.engine,
+                    **({"limit": b.limit} if b.limit is not None else {}),
+                }
                 for name, b in self.batches.items()
             },
             "checks": [
@@ -212,8 +219,15 @@ def _parse_spec(data: Any) -> JobSpec:
         engine = b.get("engine") or DEFAULT_ENGINE
         if engine not in ENGINES:
             raise SpecError(f"batches.{name}.engine must be one of {', '.join(ENGINES)}; got {engine!r}.")
+        limit = b.get("limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise SpecError(f"batches.{name}.limit must be a whole number ≥ 1; got {limit!r}.")
         batches[name] = Batch(
-            source=source, filter=b.get("filter") or None, sample_fraction=b.get("sample_fraction"), engine=engine
+            source=source,
+            filter=b.get("filter") or None,
+            sample_fraction=b.get("sample_fraction"),
+            engine=engine,
+            limit=limit,
         )
     checks = []
     for index, c in enumerate(_require(data, "checks", "spec", list)):

@@ -12,6 +12,7 @@ from django.conf import settings
 from datasources.connectors import connector_for
 from datasources.models import Datasource
 from dq_engine import vocabulary
+from dq_engine.rowchecks.spec_checks import with_rule_checks
 
 from .models import Run
 
@@ -34,7 +35,8 @@ def build_job(run: Run) -> PreparedJob:
     for version in run.check_versions.select_related("definition"):
         rule_json = version.rule_json
         where = run.batches["assignments"][str(version.pk)]
-        checks.append(
+        # A row_level_check also counts each of its rules (its result's details), in the same pass.
+        checks += with_rule_checks(
             {
                 "id": str(version.pk),
                 "name": version.name,

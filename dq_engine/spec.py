@@ -200,7 +200,7 @@ def _parse_metric(path: str, data: Any) -> Metric:
         predicate = _require(data, "predicate", path)
         if predicate not in PREDICATES:
             raise SpecError(f"{path}.predicate must be one of {', '.join(PREDICATES)}.")
-    required = [f.name for f in metric_fields(kind, predicate) if f.engine]
+    required = [f.name for f in metric_fields(kind, predicate) if f.engine and f.required]
     missing = [name for name in required if name not in fields]
     if missing:
         raise SpecError(f"{path} lacks {', '.join(missing)}.")

@@ -46,6 +46,10 @@ def build_job(run: Run) -> PreparedJob:
                 "error_rows": rule_json["error_rows"] == "matching_rows",
             }
         )
+    for check in checks:  # a cleansed output goes to a folder of this run's own, never over another's
+        metric = check["metric"]
+        if metric.get("kind") == "row_rules" and metric.get("output") and "rule" not in metric:
+            metric["output"] = str(Path(metric["output"]) / f"run-{run.pk}-attempt-{run.attempt}")
     root = Path(settings.DQ_ERROR_DATA_ROOT) / f"run-{run.pk}-attempt-{run.attempt}"
     spec = {
         "run_id": run.pk,

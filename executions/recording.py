@@ -122,7 +122,12 @@ def _details(version: CheckVersion, document: dict[str, Any]) -> dict[str, Any]:
     from dq_engine.vocabulary import engine_metric
 
     rules = engine_metric(metric, version.params).get("rules")
-    return {"checks": rule_details(str(version.pk), rules, document.get("checks") or {})}
+    outcomes = document.get("checks") or {}
+    details: dict[str, Any] = {"checks": rule_details(str(version.pk), rules, outcomes)}
+    written = (outcomes.get(str(version.pk)) or {}).get("output_path")
+    if written:
+        details["output_path"] = written  # the cleansed layer: every row with its marks
+    return details
 
 
 def _critical_blocks(result: Result) -> None:

@@ -158,6 +158,7 @@ class InputEntry(models.Model):
         DATETIME = "datetime", "Date and time (YYYY-MM-DD HH:MM:SS)"
         MAPPING = "mapping", "Column pairs"
         CHECK_YAML = "check_yaml", "Row checks (check.yaml)"
+        OUTPUT_PATH = "output_path", "Folder under the allowed file roots"
 
     class OptionSource(models.TextChoices):
         NONE = "", "Fixed options"

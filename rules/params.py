@@ -309,6 +309,24 @@ def _check_yaml(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     return value
 
 
+def _output_path(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    """An absolute local folder under DQ_FILE_ROOTS (the run writes its own sub-folder there)."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    text = _string(ctx, entry, value)
+    path = Path(text)
+    if not path.is_absolute():
+        raise _Problem("Give an absolute folder path, e.g. /data/cleansed/orders.")
+    resolved = path.resolve()
+    roots = settings.DQ_FILE_ROOTS
+    if not any(resolved == root or root in resolved.parents for root in roots):
+        allowed = ", ".join(str(r) for r in roots) or "(none configured)"
+        raise _Problem(f"The folder must lie under one of the allowed file roots (DQ_FILE_ROOTS): {allowed}.")
+    return str(resolved)
+
+
 CLEANERS = {
     "string": _string,
     "integer": _integer,
@@ -324,6 +342,7 @@ CLEANERS = {
     "datetime": _datetime,
     "mapping": _mapping,
     "check_yaml": _check_yaml,
+    "output_path": _output_path,
 }
 
 

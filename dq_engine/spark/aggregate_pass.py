@@ -100,6 +100,8 @@ def _record(run: SparkRun, name: str, frame: DataFrame, check: CheckSpec, metric
     elif metric.predicate is not None:  # a conditional count, row rules: counted rows
         outcomes.ok(check, float(value), error_row_count=int(value))
         outcomes.error_rows(check, int(value), lambda: _marked(frame, metric).where(metric.predicate))
+        if metric.marks and check.metric.get("output"):
+            outcomes.marked_batch(check, check.metric["output"], lambda: _marked(frame, metric))
     else:
         outcomes.ok_value(check, value)
 

@@ -12,7 +12,7 @@ import pytest
 
 from dq_engine.rowchecks import expand
 from dq_engine.rowchecks.spec_checks import rule_details, with_rule_checks
-from dq_engine.tests.conftest import NOTE, make_spec, spark_work
+from dq_engine.tests.conftest import NOTE, ORDER_COLUMNS, make_spec, spark_work
 
 pytestmark = pytest.mark.spark
 
@@ -132,3 +132,18 @@ def test_a_check_on_a_column_the_batch_lacks_is_that_check_s_error(spark, parque
     assert document["checks"]["rr"]["status"] == "error"
     assert "unknown column 'amuont'" in document["checks"]["rr"]["message"]
     assert document["checks"]["rr#0"]["statistic"] == 1.0  # the other rule is still counted
+
+
+def test_the_cleansed_output_holds_every_row_of_the_batch_with_its_marks(spark, parquet_sources, tmp_path):
+    import dq_engine
+
+    spec = _row_rules_spec(parquet_sources, tmp_path)
+    spec["checks"][0]["metric"]["output"] = str(tmp_path / "cleansed" / "run-1")
+    document = dq_engine.run(spec, spark=spark)
+
+    assert document["checks"]["rr"]["output_path"] == str(tmp_path / "cleansed" / "run-1")
+    rows = pa_ds.dataset(document["checks"]["rr"]["output_path"], format="parquet").to_table().to_pylist()
+    marks = {row["order_id"]: (row["_dq"], row["_dq_failed_checks"]) for row in rows}
+    expected = {order: (len(names), ",".join(names)) for order, names in EXPECTED_MARKS.items()}
+    assert marks == {1: (0, ""), **expected}  # rows 1..7 (the filter), the valid row 1 included
+    assert set(rows[0]) == {*ORDER_COLUMNS, "_dq", "_dq_failed_checks"}

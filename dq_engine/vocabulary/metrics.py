@@ -53,6 +53,9 @@ def _rules_from_param(text: Any) -> Any:
 
 
 RULES = Field("rules", "rules_param", "row checks (check.yaml)", from_param=_rules_from_param)
+# The cleansed layer: the whole batch with `_dq` and `_dq_failed_checks`, as Parquet in this folder
+# (None: not written). The platform gives each run its own folder under the check's output_path.
+OUTPUT = Field("output", "output_param", "cleansed output folder", required=False)
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             row_level=True,
         ),
         MetricKind(
-            "row_rules", "rows failing row-level rules", (RULES,), AGGREGATE_PASS, True, True, reads_columns=True
+            "row_rules", "rows failing row-level rules", (RULES, OUTPUT), AGGREGATE_PASS, True, True, reads_columns=True
         ),
         MetricKind("duplicate_values", "duplicated values", (COLUMN,), KEY_GROUP_BY, error_rows=True),
         MetricKind("unmatched_rows", "unmatched rows", (MAPPINGS,), JOIN, error_rows=True, needs_target=True),

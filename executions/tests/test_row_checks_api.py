@@ -126,3 +126,28 @@ def test_a_row_level_check_is_saved_only_with_valid_checks_on_existing_columns(c
     )
     assert saved.status_code == 201, saved.json()
     assert saved.json()["params"]["checks_yaml"] == params["checks_yaml"]  # kept as written
+
+
+def test_a_cleansed_output_folder_must_lie_under_the_allowed_file_roots(cast, api_as, analysts_lake, file_roots):
+    client = api_as(cast.author)
+    params = {
+        "src_datasource_id": analysts_lake.pk,
+        "src_table": "orders",
+        "checks_yaml": "checks:\n  - amount >= 0\n",
+        "output_path": "/etc/cleansed",
+        "check_type": "statistics_minus_comparison",
+        "operator": "le",
+        "threshold": 0,
+        "failure_strategy": "alert",
+        "comparison_type": "fix_value",
+        "comparison_value": 0,
+    }
+    body = {"name": "rows", "template": "row_level_check", "params": params}
+    refused = client.post("/api/v1/checks/", body, format="json")
+    assert refused.status_code == 400
+    assert "DQ_FILE_ROOTS" in refused.json()["fields"]["params"]["output_path"][0]
+
+    params["output_path"] = str(file_roots / "cleansed" / ".." / "cleansed")
+    saved = client.post("/api/v1/checks/", body, format="json")
+    assert saved.status_code == 201, saved.json()
+    assert saved.json()["params"]["output_path"] == str((file_roots / "cleansed").resolve())

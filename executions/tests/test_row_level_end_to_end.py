@@ -5,6 +5,7 @@ preview answered by the warm worker."""
 
 from __future__ import annotations
 
+import pyarrow.dataset as pa_ds
 import pytest
 
 from .conftest import SCHEMA, VERDICT
@@ -34,7 +35,7 @@ EXPECTED = [
 
 
 def test_a_row_level_check_counts_each_rule_marks_its_rows_and_a_critical_failure_blocks(
-    cast, api_as, warehouse, celery_worker_process
+    cast, api_as, warehouse, celery_worker_process, file_roots
 ):
     client = api_as(cast.author)
     lenient = {**VERDICT, "threshold": 100}  # the invalid rows alone would pass: 4 - 0 <= 100
@@ -45,6 +46,7 @@ def test_a_row_level_check_counts_each_rule_marks_its_rows_and_a_critical_failur
         src_datasource_id=warehouse.pk,
         src_table=f"{SCHEMA}.orders",
         checks_yaml=CHECKS_YAML,
+        output_path=str(file_roots / "cleansed"),
         **lenient,
     )
     run = _run(client, [check])
@@ -52,7 +54,7 @@ def test_a_row_level_check_counts_each_rule_marks_its_rows_and_a_critical_failur
     assert run["status"] == "failed" and run["blocking"] is True
     (result,) = run["results"]
     assert result["statistics_value"] == 4.0  # order ids 2, 3, 4, 7
-    assert result["details"] == {"checks": EXPECTED}
+    assert result["details"]["checks"] == EXPECTED
     assert result["status"] == "fail" and result["blocks"] is True and result["failure_strategy"] == "block"
     assert "Critical checks failed: email_present" in result["message"]
 
@@ -67,6 +69,14 @@ def test_a_row_level_check_counts_each_rule_marks_its_rows_and_a_critical_failur
     }
     by_id = {row[0]: (row[-3], row[-2]) for row in page["rows"]}
     assert by_id and all(marks[order] == mark for order, mark in by_id.items())
+    # The cleansed layer: every row of the batch with its marks, in a folder of this run's own.
+    folder = file_roots / "cleansed" / f"run-{run['id']}-attempt-1"
+    assert result["details"]["output_path"] == str(folder)
+    cleansed = pa_ds.dataset(str(folder), format="parquet").to_table().to_pylist()
+    assert len(cleansed) == 10
+    assert {(row["order_id"], row["_dq"], row["_dq_failed_checks"]) for row in cleansed if row["_dq"]} == {
+        (order, *mark) for order, mark in marks.items()
+    }
     only_re = client.get(f"/api/v1/results/{result['id']}/error-rows/?check_name=check-customer_email-re").json()
     assert {row[0] for row in only_re["rows"]} == {o for o in by_id if "customer_email-re" in marks[o][1]}
 

@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='inputentry',
             name='value_type',
-            field=models.CharField(choices=[('string', 'Text'), ('integer', 'Whole number'), ('number', 'Number'), ('choice', 'One of the options'), ('list', 'List of values'), ('datasource', 'Datasource id'), ('table', 'Table of the datasource above'), ('column', 'Column of the table above'), ('sql_filter', 'SQL boolean filter'), ('sql_select', 'Read-only SQL SELECT'), ('regexp', 'Regular expression'), ('datetime', 'Date and time (YYYY-MM-DD HH:MM:SS)'), ('mapping', 'Column pairs'), ('check_yaml', 'Row checks (check.yaml)')], max_length=20),
+            field=models.CharField(choices=[('string', 'Text'), ('integer', 'Whole number'), ('number', 'Number'), ('choice', 'One of the options'), ('list', 'List of values'), ('datasource', 'Datasource id'), ('table', 'Table of the datasource above'), ('column', 'Column of the table above'), ('sql_filter', 'SQL boolean filter'), ('sql_select', 'Read-only SQL SELECT'), ('regexp', 'Regular expression'), ('datetime', 'Date and time (YYYY-MM-DD HH:MM:SS)'), ('mapping', 'Column pairs'), ('check_yaml', 'Row checks (check.yaml)'), ('output_path', 'Folder under the allowed file roots')], max_length=20),
         ),
         migrations.RunPython(load_row_level_templates, migrations.RunPython.noop),
     ]

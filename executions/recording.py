@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
-from dq_engine.rowchecks.spec_checks import critical_failures, rule_details
+from dq_engine.rowchecks.spec_checks import contract_details, critical_failures, rule_details
 from rules.comparison_types import ComparisonSpec
 from rules.models import CheckVersion, content_hash
 
@@ -117,9 +117,13 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
 def _details(version: CheckVersion, document: dict[str, Any]) -> dict[str, Any]:
     """A row_level_check's per-check failed rows (the engine counted each rule as its own spec check)."""
     metric = version.rule_json["metric"]
+    from dq_engine.vocabulary import engine_metric
+
+    if metric.get("kind") == "schema_contract":
+        contract = engine_metric(metric, version.params).get("contract")
+        return contract_details(str(version.pk), contract, document.get("checks") or {})
     if metric.get("kind") != "row_rules":
         return {}
-    from dq_engine.vocabulary import engine_metric
 
     rules = engine_metric(metric, version.params).get("rules")
     outcomes = document.get("checks") or {}

@@ -17,6 +17,8 @@ def with_rule_checks(check: dict[str, Any]) -> list[dict[str, Any]]:
     """The spec check of a row_rules metric followed by one spec check per top-level rule; a check of
     any other kind (or whose rules are not a parsed full form) alone."""
     metric = check.get("metric") or {}
+    if metric.get("kind") == "schema_contract":
+        return [check] + _null_checks(check)
     rules = metric.get("rules")
     if metric.get("kind") != "row_rules" or not isinstance(rules, list):
         return [check]
@@ -55,3 +57,38 @@ def rule_details(check_id: str, rules: Any, outcomes: dict[str, Any]) -> list[di
 def critical_failures(details: list[dict[str, Any]]) -> list[str]:
     """The critical checks that failed on at least one row: any makes the result block."""
     return [d["name"] for d in details if d["critical"] and (d["failed_rows"] or 0) > 0]
+
+
+def _null_checks(check: dict[str, Any]) -> list[dict[str, Any]]:
+    """A schema contract's NULL counts, one spec check per non-nullable column."""
+    contract = check["metric"].get("contract")
+    if not isinstance(contract, dict):
+        return []
+    return [
+        {
+            **check,
+            "id": f"{check['id']}{DETAIL_SEPARATOR}{position}",
+            "name": f"{check['name']} / NULLs in {column['name']}",
+            "metric": {**check["metric"], "nulls_of": column["name"]},
+            "error_rows": False,
+        }
+        for position, column in enumerate(contract["columns"])
+        if not column["nullable"]
+    ]
+
+
+def contract_details(check_id: str, contract: Any, outcomes: dict[str, Any]) -> dict[str, Any]:
+    """`{"violations": [...]}` of a schema contract: the schema's findings, then each non-nullable
+    column holding NULLs with its NULL rows."""
+    main = outcomes.get(check_id) or {}
+    violations = list(main.get("findings") or [])
+    if not isinstance(contract, dict):
+        return {"violations": violations}
+    for position, column in enumerate(contract["columns"]):
+        if column["nullable"]:
+            continue
+        outcome = outcomes.get(f"{check_id}{DETAIL_SEPARATOR}{position}") or {}
+        count = outcome.get("statistic")
+        if outcome.get("status") == "ok" and count:
+            violations.append(f"NULLs in non-nullable column {column['name']} ({int(count)} rows)")
+    return {"violations": violations}

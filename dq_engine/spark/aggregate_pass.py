@@ -104,6 +104,8 @@ def _record(run: SparkRun, name: str, frame: DataFrame, check: CheckSpec, metric
             outcomes.marked_batch(check, check.metric["output"], lambda: _marked(frame, metric))
     else:
         outcomes.ok_value(check, value)
+    if metric.findings and not isinstance(value, _Failed):
+        outcomes.outcomes[check.id]["findings"] = list(metric.findings)
 
 
 def _marked(frame: DataFrame, metric: RowMetric) -> DataFrame:

@@ -36,6 +36,7 @@ class RowMetric:
     aggregate: Column  # one value per batch
     predicate: Column | None  # the offending rows (conditional counts only)
     marks: tuple[Column, ...] = ()  # columns its error rows carry besides the batch's (row_rules)
+    findings: tuple[str, ...] = ()  # what the schema alone shows (schema_contract)
 
 
 class SparkDialect(Dialect):
@@ -140,6 +141,7 @@ def row_metric(df: DataFrame, metric: Metric, spark: SparkSession) -> RowMetric:
         aggregate=to_column(built.aggregate),
         predicate=None if built.predicate is None else to_column(built.predicate),
         marks=tuple(to_column(sql).alias(name) for name, sql in built.marks),
+        findings=built.findings,
     )
 
 

@@ -147,3 +147,50 @@ def test_the_cleansed_output_holds_every_row_of_the_batch_with_its_marks(spark, 
     expected = {order: (len(names), ",".join(names)) for order, names in EXPECTED_MARKS.items()}
     assert marks == {1: (0, ""), **expected}  # rows 1..7 (the filter), the valid row 1 included
     assert set(rows[0]) == {*ORDER_COLUMNS, "_dq", "_dq_failed_checks"}
+
+
+CONTRACT_YAML = """
+strict: true
+columns:
+  - {name: order_id, type: integer, nullable: false}
+  - {name: customer_email, type: string, nullable: false}   # NULL in row 2
+  - {name: status, type: integer}                            # a text column
+  - {name: amount, type: decimal, nullable: false}           # NULL in row 5
+  - {name: shipped_at, type: timestamp}                      # missing (required by default)
+  - {name: refunded_at, required: false}                     # missing, but optional
+  - {name: created_at, type: timestamp}
+  - {name: paid_on, type: string}
+"""  # strict: the unlisted note column is an extra
+
+
+@pytest.mark.parametrize("store", ["parquet_sources", "pg_sources", "mariadb_sources"])
+def test_a_schema_contract_counts_and_names_each_violation_in_the_one_pass(spark, request, tmp_path, store):
+    import re
+
+    import dq_engine
+    from dq_engine.rowchecks.contract import parse_contract
+    from dq_engine.rowchecks.spec_checks import contract_details
+
+    contract = parse_contract(CONTRACT_YAML)
+    check = {
+        "id": "sc",
+        "name": "contract",
+        "batch": "b",
+        "target_batch": None,
+        "metric": {"kind": "schema_contract", "contract": contract},
+        "error_rows": False,
+    }
+    spec = make_spec(request.getfixturevalue(store), with_rule_checks(check))
+    document = dq_engine.run(spec, spark=spark)
+
+    assert document["checks"]["sc"]["status"] == "ok", document["checks"]["sc"]["message"]
+    assert document["checks"]["sc"]["statistic"] == 5.0
+    assert document["plan"]["batches"]["b"]["aggregate_passes"] == 1
+    violations = contract_details("sc", contract, document["checks"])["violations"]
+    assert [re.sub(r" is .*, not ", " is *, not ", v) for v in violations] == [
+        "column status is *, not integer",
+        "missing column shipped_at",
+        f"extra column {NOTE}",
+        "NULLs in non-nullable column customer_email (1 rows)",
+        "NULLs in non-nullable column amount (1 rows)",
+    ]

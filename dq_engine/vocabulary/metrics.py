@@ -28,7 +28,7 @@ from typing import Any
 from sqlglot import exp
 
 from dq_engine.errors import CheckError
-from dq_engine.vocabulary.expressions import NUMERIC, STRING, ColumnRef, Dialect, cast, compare
+from dq_engine.vocabulary.expressions import NUMERIC, STRING, ColumnRef, Dialect, cast, compare, is_null
 from dq_engine.vocabulary.fields import AGGREGATE_FUNCTIONS, COLUMN, MAPPINGS, Field
 from dq_engine.vocabulary.predicates import PREDICATES
 
@@ -53,6 +53,19 @@ def _rules_from_param(text: Any) -> Any:
 
 
 RULES = Field("rules", "rules_param", "row checks (check.yaml)", from_param=_rules_from_param)
+
+
+def _contract_from_param(text: Any) -> Any:
+    """A check's contract.yaml → its full form (invalid text stays text, reported by the engine)."""
+    from dq_engine.rowchecks.contract import ContractInvalid, parse_contract
+
+    try:
+        return parse_contract(text)
+    except ContractInvalid:
+        return text
+
+
+CONTRACT = Field("contract", "contract_param", "schema contract (contract.yaml)", from_param=_contract_from_param)
 # The cleansed layer: the whole batch with `_dq` and `_dq_failed_checks`, as Parquet in this folder
 # (None: not written). The platform gives each run its own folder under the check's output_path.
 OUTPUT = Field("output", "output_param", "cleansed output folder", required=False)
@@ -93,6 +106,9 @@ METRIC_KINDS: dict[str, MetricKind] = {
         MetricKind(
             "row_rules", "rows failing row-level rules", (RULES, OUTPUT), AGGREGATE_PASS, True, True, reads_columns=True
         ),
+        MetricKind(
+            "schema_contract", "schema contract violations", (CONTRACT,), AGGREGATE_PASS, True, True, reads_columns=True
+        ),
         MetricKind("duplicate_values", "duplicated values", (COLUMN,), KEY_GROUP_BY, error_rows=True),
         MetricKind("unmatched_rows", "unmatched rows", (MAPPINGS,), JOIN, error_rows=True, needs_target=True),
         MetricKind("custom_sql", "custom SQL statistic", (SQL, STATISTIC_NAME), QUERY),
@@ -116,6 +132,9 @@ class RowMetric:
     aggregate: exp.Expression
     predicate: exp.Expression | None
     marks: tuple[tuple[str, exp.Expression], ...] = ()
+    findings: tuple[
+        str, ...
+    ] = ()  # what the schema alone shows (a contract's missing columns, …): the outcome's `findings`
 
 
 def row_metric(
@@ -130,7 +149,7 @@ def row_metric(
     if METRIC_KINDS[kind].reads_columns:
         if columns is None:
             raise ValueError(f"{kind} reads the batch's columns: pass them to row_metric.")
-        return _row_rules(fields, columns, dialect)
+        return _schema_contract(fields, columns) if kind == "schema_contract" else _row_rules(fields, columns, dialect)
     if kind == "aggregate":
         return RowMetric(aggregate=aggregate(column, fields.get("function")), predicate=None)
     if kind != "conditional_count":
@@ -168,6 +187,24 @@ def _row_rules(fields: dict, columns: Mapping[str, ColumnRef], dialect: Dialect)
     predicate = invalid_row(compiled)
     marks = ((DQ_COLUMN, dq_count(compiled)), (FAILED_CHECKS_COLUMN, failed_names(compiled)))
     return RowMetric(aggregate=exp.CountIf(this=predicate), predicate=predicate, marks=marks)
+
+
+def _schema_contract(fields: dict, columns: Mapping[str, ColumnRef]) -> RowMetric:
+    from dq_engine.rowchecks.contract import ContractInvalid, check_schema, null_rows, parse_contract, violation_count
+
+    try:
+        contract = parse_contract(fields.get("contract"))
+    except ContractInvalid as exc:
+        raise CheckError(f"The contract is not valid: {exc}") from None
+    checked = check_schema(contract, columns)
+    one = fields.get("nulls_of")
+    if one is not None:  # one non-nullable column's NULL rows (the result's details)
+        ref = next((r for r in checked.non_nullable if r.name.casefold() == str(one).casefold()), None)
+        condition = exp.false() if ref is None else is_null(ref.sql)
+        return RowMetric(aggregate=exp.CountIf(this=condition), predicate=condition)
+    return RowMetric(
+        aggregate=violation_count(checked), predicate=null_rows(checked), findings=tuple(checked.violations)
+    )
 
 
 _AGGREGATES = {"avg": exp.Avg, "sum": exp.Sum, "min": exp.Min, "max": exp.Max}

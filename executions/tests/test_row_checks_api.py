@@ -151,3 +151,26 @@ def test_a_cleansed_output_folder_must_lie_under_the_allowed_file_roots(cast, ap
     saved = client.post("/api/v1/checks/", body, format="json")
     assert saved.status_code == 201, saved.json()
     assert saved.json()["params"]["output_path"] == str((file_roots / "cleansed").resolve())
+
+
+def test_a_contract_validates_to_its_full_form_and_a_broken_one_names_its_lines(cast, api_as, analysts_lake):
+    client = api_as(cast.author)
+    text = "strict: true\ncolumns:\n  - {name: order_id, type: integer, nullable: false}\n  - name: note\n"
+    body = {"contract_yaml": text, "src_datasource_id": analysts_lake.pk, "src_table": "orders"}
+    response = client.post(URL, body, format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["contract"] == {
+        "strict": True,
+        "columns": [
+            {"name": "order_id", "type": "integer", "nullable": False, "required": True},
+            {"name": "note", "type": None, "nullable": True, "required": True},  # missing: found by the run
+        ],
+    }
+
+    broken = "columns:\n  - {name: order_id, type: int}\n  - {name: amount, nulable: false}\n"
+    response = client.post(URL, {**body, "contract_yaml": broken}, format="json")
+    assert response.status_code == 400
+    assert response.json()["fields"]["contract_yaml"] == [
+        "line 2: columns[0].type: unknown type `int`; did you mean `integer`?",
+        "line 3: columns[1].nulable: unknown key `nulable`; did you mean `nullable`?",
+    ]

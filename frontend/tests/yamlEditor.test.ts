@@ -78,10 +78,6 @@ function type(wrapper: { find(selector: string): { element: Element } }, text: s
   view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input.type' })
 }
 
-async function settle() {
-  await new Promise((resolve) => setTimeout(resolve, 30))
-  await flushPromises()
-}
 
 afterEach(() => vi.unstubAllGlobals())
 
@@ -99,7 +95,7 @@ describe('the check.yaml editor in the generated form', () => {
     const { wrapper, api } = await mountForm()
     const text = 'checks:\n  - amount >= 0\n  - code =~ ^v\n'
     type(wrapper, text)
-    await settle()
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-problems"]').exists()).toBe(true), { timeout: 5000 })
 
     expect(api.getValue('checks_yaml')).toBe(text) // the form holds what was typed
 
@@ -109,10 +105,10 @@ describe('the check.yaml editor in the generated form', () => {
         body: { checks_yaml: text, src_datasource_id: 7, src_table: 'orders' },
       },
     ])
-    const problem = wrapper.find('[data-test="yaml-problems"] li')
+    const problem = wrapper.find('[data-testid="yaml-problems"] li')
     expect(problem.text()).toBe('line 3: checks[1]: unknown operator `=~`; did you mean `~=`?')
     expect(problem.attributes('data-line')).toBe('3')
-    expect(wrapper.find('[data-test="yaml-preview"]').attributes('disabled')).toBeDefined()
+    expect(wrapper.find('[data-testid="yaml-preview"]').attributes('disabled')).toBeDefined()
     expect(wrapper.find('.cm-editor').text()).toContain('code =~ ^v') // highlighted in CodeMirror
     wrapper.unmount()
   })
@@ -128,18 +124,20 @@ describe('the check.yaml editor in the generated form', () => {
     })
     const { wrapper } = await mountForm()
     type(wrapper, 'checks:\n  - amount >= 0\n')
-    await settle()
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-valid"]').exists()).toBe(true), { timeout: 5000 })
 
-    expect(wrapper.find('[data-test="yaml-valid"]').text()).toBe('Valid: 1 checks')
-    expect(wrapper.find('[data-test="yaml-full-form"] pre').text()).toContain('"name": "check-amount-ge"')
-    await wrapper.find('[data-test="yaml-preview"]').trigger('click')
-    await settle()
+    expect(wrapper.find('[data-testid="yaml-valid"]').text()).toBe('Valid: 1 checks')
+    expect(wrapper.find('[data-testid="yaml-full-form"] pre').text()).toContain('"name": "check-amount-ge"')
+    await wrapper.find('[data-testid="yaml-preview"]').trigger('click')
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-preview-result"]').exists()).toBe(true), {
+      timeout: 5000,
+    })
 
     expect(sent[sent.length - 1]).toEqual({
       url: '/api/v1/row-checks/preview/',
       body: { checks_yaml: 'checks:\n  - amount >= 0\n', src_datasource_id: 7, src_table: 'orders', src_filter: 'amount > 0', limit: 1000 },
     })
-    const result = wrapper.find('[data-test="yaml-preview-result"]')
+    const result = wrapper.find('[data-testid="yaml-preview-result"]')
     expect(result.text()).toContain('3 of 1000 sampled rows fail a check.')
     expect(result.find('tbody tr').text()).toBe('check-amount-ge3')
     wrapper.unmount()

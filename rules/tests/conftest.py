@@ -79,6 +79,11 @@ def valid_params(pg_datasource, mysql_datasource):
             "    fn: notNull\n    fields: [customer_email]\n    critical: true\n",
             **VERDICT,
         },
+        "schema_contract_check": {
+            **src,
+            "contract_yaml": "strict: true\ncolumns:\n  - {name: order_id, type: integer, nullable: false}\n",
+            **VERDICT,
+        },
     }
 
 

@@ -22,6 +22,7 @@ BUILTIN = {
     "value_range_check",
     "column_aggregate_check",
     "row_level_check",
+    "schema_contract_check",
 }
 
 

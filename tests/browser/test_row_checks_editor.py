@@ -7,6 +7,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from executions.tests.conftest import start_and_wait
+from rules.models import Check
+
 from .conftest import SCHEMA, sign_in, unexpected
 from .test_browser_app import AUTHOR_PASSWORD, pick
 
@@ -24,7 +27,7 @@ def _replace_text(page, text: str) -> None:
 
 
 def test_an_author_writes_row_checks_sees_an_error_at_its_line_fixes_it_tries_it_and_saves(
-    live_server, page, shots, console_errors, cast, warehouse, browser_worker, built_app, settings
+    live_server, page, shots, console_errors, cast, api_as, warehouse, browser_worker, built_app, settings
 ):
     settings.DQ_PREVIEW_TIMEOUT = 170  # the worker's first preview may start its SparkSession
     sign_in(page, live_server.url, "author", AUTHOR_PASSWORD, path="/checks/new?template=row_level_check")
@@ -57,4 +60,18 @@ def test_an_author_writes_row_checks_sees_an_error_at_its_line_fixes_it_tries_it
 
     page.get_by_test_id("save-check").click()
     expect(page).not_to_have_url(live_server.url + "/checks/new?template=row_level_check")
+
+    # Run it; the bad rows page lists each check's failed rows and filters the rows by check.
+    check = Check.objects.get(name="orders · row rules")
+    run = start_and_wait(api_as(cast.author), [check.pk])
+    result = run["results"][0]
+    page.goto(f"{live_server.url}/results/{result['id']}/error-rows")
+    details = page.get_by_test_id("rule-checks")
+    expect(details.locator("tbody tr")).to_have_text(["check-amount-ge1", "check-customer_email-re2"])
+    expect(page.get_by_test_id("error-rows-table")).to_contain_text("_dq_failed_checks")
+    page.get_by_test_id("check-name-filter").click()
+    page.locator(".el-select-dropdown:visible .el-select-dropdown__item").filter(has_text="check-amount-ge").click()
+    expect(page.get_by_test_id("error-rows-count")).to_contain_text("1 offending row")
+    expect(page.get_by_test_id("error-rows-table").locator("tbody tr")).to_have_count(1)
+    shots("row-checks-error-rows")
     assert unexpected(console_errors) == []

@@ -151,14 +151,6 @@ def violation_count(check: ContractCheck) -> exp.Expression:
     return total
 
 
-def null_rows(check: ContractCheck) -> exp.Expression | None:
-    """The rows holding a NULL in a non-nullable column (the error rows), None when none can."""
-    conditions = [is_null(ref.sql) for ref in check.non_nullable]
-    if not conditions:
-        return None
-    return exp.or_(*(exp.Paren(this=c) for c in conditions)) if len(conditions) > 1 else conditions[0]
-
-
 def _find(columns: Mapping[str, ColumnRef], name: str) -> ColumnRef | None:
     if name in columns:
         return columns[name]

@@ -107,7 +107,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             "row_rules", "rows failing row-level rules", (RULES, OUTPUT), AGGREGATE_PASS, True, True, reads_columns=True
         ),
         MetricKind(
-            "schema_contract", "schema contract violations", (CONTRACT,), AGGREGATE_PASS, True, True, reads_columns=True
+            "schema_contract", "schema contract violations", (CONTRACT,), AGGREGATE_PASS, True, reads_columns=True
         ),
         MetricKind("duplicate_values", "duplicated values", (COLUMN,), KEY_GROUP_BY, error_rows=True),
         MetricKind("unmatched_rows", "unmatched rows", (MAPPINGS,), JOIN, error_rows=True, needs_target=True),
@@ -190,7 +190,7 @@ def _row_rules(fields: dict, columns: Mapping[str, ColumnRef], dialect: Dialect)
 
 
 def _schema_contract(fields: dict, columns: Mapping[str, ColumnRef]) -> RowMetric:
-    from dq_engine.rowchecks.contract import ContractInvalid, check_schema, null_rows, parse_contract, violation_count
+    from dq_engine.rowchecks.contract import ContractInvalid, check_schema, parse_contract, violation_count
 
     try:
         contract = parse_contract(fields.get("contract"))
@@ -202,9 +202,8 @@ def _schema_contract(fields: dict, columns: Mapping[str, ColumnRef]) -> RowMetri
         ref = next((r for r in checked.non_nullable if r.name.casefold() == str(one).casefold()), None)
         condition = exp.false() if ref is None else is_null(ref.sql)
         return RowMetric(aggregate=exp.CountIf(this=condition), predicate=condition)
-    return RowMetric(
-        aggregate=violation_count(checked), predicate=null_rows(checked), findings=tuple(checked.violations)
-    )
+    # The statistic counts violations, not rows: no error rows (each column's NULL rows are in the details).
+    return RowMetric(aggregate=violation_count(checked), predicate=None, findings=tuple(checked.violations))
 
 
 _AGGREGATES = {"avg": exp.Avg, "sum": exp.Sum, "min": exp.Min, "max": exp.Max}

@@ -111,6 +111,7 @@ PROBLEM = inline_serializer(
         "field": serializers.CharField(),
         "message": serializers.CharField(),
     },
+    many=True,
 )
 REQUEST = inline_serializer(
     "RowChecksValidateRequest",

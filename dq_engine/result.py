@@ -28,6 +28,9 @@ own counters (`spark_jobs` and `job_group` are Spark's).
 - `comparison`: value_comparison's second query; null for every other metric.
 - `error_row_count`: exact number of offending rows (conditional counts, uniqueness: rows carrying
   a duplicated value, accuracy: unmatched source rows); null for metrics without rows.
+- `findings`: what the schema alone showed (schema_contract: missing columns, wrong types, extras).
+- `output_path`: a row_rules check with an `output` folder: where the whole batch was written with
+  its `_dq` and `_dq_failed_checks` (absent when not asked or not written; the message says why).
 - `error_rows_written` / `error_rows_path`: set when the check asked for error rows and the spec
   has an error-row sink (at most `limit` rows are written; 0 and null path when there were none).
 """

@@ -70,6 +70,7 @@ class Batch:
     filter: str | None = None
     sample_fraction: float | None = None
     engine: str = DEFAULT_ENGINE
+    limit: int | None = None  # at most this many rows (a preview on a sample: the row checks' "try on 1,000 rows")
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,13 @@ class JobSpec:
             "run_id": self.run_id,
             "sources": {name: _source_dict(s) for name, s in self.sources.items()},
             "batches": {
-                name: {"source": b.source, "filter": b.filter, "sample_fraction": b.sample_fraction, "engine": b.engine}
+                name: {
+                    "source": b.source,
+                    "filter": b.filter,
+                    "sample_fraction": b.sample_fraction,
+                    "engine": b.engine,
+                    **({"limit": b.limit} if b.limit is not None else {}),
+                }
                 for name, b in self.batches.items()
             },
             "checks": [
@@ -203,7 +210,7 @@ def _parse_metric(path: str, data: Any) -> Metric:
         predicate = _require(data, "predicate", path)
         if predicate not in PREDICATES:
             raise SpecError(f"{path}.predicate must be one of {', '.join(PREDICATES)}.")
-    required = [f.name for f in metric_fields(kind, predicate) if f.engine]
+    required = [f.name for f in metric_fields(kind, predicate) if f.engine and f.required]
     missing = [name for name in required if name not in fields]
     if missing:
         raise SpecError(f"{path} lacks {', '.join(missing)}.")
@@ -222,8 +229,15 @@ def _parse_spec(data: Any) -> JobSpec:
         engine = b.get("engine") or DEFAULT_ENGINE
         if engine not in ENGINES:
             raise SpecError(f"batches.{name}.engine must be one of {', '.join(ENGINES)}; got {engine!r}.")
+        limit = b.get("limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise SpecError(f"batches.{name}.limit must be a whole number ≥ 1; got {limit!r}.")
         batches[name] = Batch(
-            source=source, filter=b.get("filter") or None, sample_fraction=b.get("sample_fraction"), engine=engine
+            source=source,
+            filter=b.get("filter") or None,
+            sample_fraction=b.get("sample_fraction"),
+            engine=engine,
+            limit=limit,
         )
     checks = []
     for index, c in enumerate(_require(data, "checks", "spec", list)):

@@ -339,6 +339,10 @@ DQ_ENGINE_MODE = _choice("DQ_ENGINE_MODE", "in_process", ("in_process", "spark_s
 # --- the run lifecycle (README "Runs that never get lost") ------------------------------------
 # A run's time limit: when it passes, the worker cancels the run's Spark jobs, ends it `error` and
 # takes the next run. Celery's own limits on the task are a backstop a little later.
+# How long the row checks' preview (POST /api/v1/row-checks/preview/) waits for a Spark worker.
+DQ_PREVIEW_TIMEOUT = _env("int", "DQ_PREVIEW_TIMEOUT", default=30)
+if DQ_PREVIEW_TIMEOUT < 1:
+    raise ImproperlyConfigured("DQ_PREVIEW_TIMEOUT must be at least 1 second.")
 DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
 if DQ_RUN_TIME_LIMIT < 1:
     raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 1 second.")

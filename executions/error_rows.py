@@ -32,11 +32,18 @@ def _json_value(value: Any) -> Any:
     return str(value)  # dates, timestamps, decimals: as text, exactly as stored
 
 
-def read_page(path: str, page: int, page_size: int) -> Page:
+FAILED_CHECKS_COLUMN = "_dq_failed_checks"  # a row_level_check's error rows: the names, comma-joined
+
+
+def read_page(path: str, page: int, page_size: int, check_name: str | None = None) -> Page:
+    """One page of a result's error rows; `check_name`: only the rows of a row_level_check failing
+    that check (an error-row store without `_dq_failed_checks` then has none)."""
     dataset = _dataset(path)
     if dataset is None:
         return Page(0, [], [])
     table = dataset.to_table()
+    if check_name is not None:
+        table = _failing(table, check_name)
     start = (page - 1) * page_size
     window = table.slice(start, page_size)
     rows = [[_json_value(v) for v in row.values()] for row in window.to_pylist()]
@@ -55,6 +62,14 @@ def spreadsheet_safe(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value
+
+
+def _failing(table: pa.Table, check_name: str) -> pa.Table:
+    if FAILED_CHECKS_COLUMN not in table.column_names:
+        return table.slice(0, 0)
+    names = table.column(FAILED_CHECKS_COLUMN).to_pylist()
+    keep = pa.array([bool(value) and check_name in value.split(",") for value in names])
+    return table.filter(keep)
 
 
 def csv_lines(path: str) -> Iterator[str]:

@@ -12,6 +12,7 @@ from django.conf import settings
 from datasources.connectors import connector_for
 from datasources.models import Datasource
 from dq_engine import vocabulary
+from dq_engine.rowchecks.spec_checks import with_rule_checks
 
 from .models import Run
 
@@ -39,7 +40,8 @@ def build_job(run: Run) -> PreparedJob:
     for version in run.check_versions.select_related("definition"):
         rule_json = version.rule_json
         where = run.batches["assignments"][str(version.pk)]
-        checks.append(
+        # A row_level_check also counts each of its rules (its result's details), in the same pass.
+        checks += with_rule_checks(
             {
                 "id": str(version.pk),
                 "name": version.name,
@@ -49,6 +51,10 @@ def build_job(run: Run) -> PreparedJob:
                 "error_rows": rule_json["error_rows"] == "matching_rows",
             }
         )
+    for check in checks:  # a cleansed output goes to a folder of this run's own, never over another's
+        metric = check["metric"]
+        if metric.get("kind") == "row_rules" and metric.get("output") and "rule" not in metric:
+            metric["output"] = str(Path(metric["output"]) / f"run-{run.pk}-attempt-{run.attempt}")
     root = Path(settings.DQ_ERROR_DATA_ROOT) / f"run-{run.pk}-attempt-{run.attempt}"
     spec = {
         "run_id": run.pk,

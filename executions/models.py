@@ -192,6 +192,11 @@ class Result(models.Model):
     error_rows_written = models.BigIntegerField(null=True)
     error_rows_path = models.TextField(blank=True)
     rows_scanned = models.BigIntegerField(null=True)
+    details = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='What the statistic is made of: a row_level_check\'s {"checks": [{"name", "failed_rows", "critical"}]}.',
+    )
     identity = models.CharField(
         max_length=64, db_index=True, help_text="Check identity for history (params minus the verdict)."
     )

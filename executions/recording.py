@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
+from dq_engine.rowchecks.spec_checks import contract_details, critical_failures, rule_details
 from rules.comparison_types import ComparisonSpec
 from rules.models import CheckVersion, content_hash
 
@@ -87,6 +88,7 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
         rows_scanned=(document.get("batches", {}).get(where["batch"]) or {}).get("rows"),
         # The engine's note on a computed statistic (a NULL value, error rows it could not store).
         message=outcome.get("message") or "",
+        details=_details(version, document),
     )
     if outcome.get("status") != "ok":
         result.status, result.message = (
@@ -103,6 +105,7 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
     else:
         verdict = evaluate(result.statistics_value, comparison, result.check_type, result.operator, result.threshold)
     result.status, result.formula_value, result.verdict = verdict.status, verdict.formula_value, verdict.sentence
+    _critical_blocks(result)
     result.save()
     if result.statistics_value is not None:
         StatisticValue.objects.create(
@@ -115,6 +118,39 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
             result=result,
         )
     return result
+
+
+def _details(version: CheckVersion, document: dict[str, Any]) -> dict[str, Any]:
+    """A row_level_check's per-check failed rows (the engine counted each rule as its own spec check)."""
+    metric = version.rule_json["metric"]
+    from dq_engine.vocabulary import engine_metric
+
+    if metric.get("kind") == "schema_contract":
+        contract = engine_metric(metric, version.params).get("contract")
+        return contract_details(str(version.pk), contract, document.get("checks") or {})
+    if metric.get("kind") != "row_rules":
+        return {}
+
+    rules = engine_metric(metric, version.params).get("rules")
+    outcomes = document.get("checks") or {}
+    details: dict[str, Any] = {"checks": rule_details(str(version.pk), rules, outcomes)}
+    written = (outcomes.get(str(version.pk)) or {}).get("output_path")
+    if written:
+        details["output_path"] = written  # the cleansed layer: every row with its marks
+    return details
+
+
+def _critical_blocks(result: Result) -> None:
+    """A critical row check failing on any row makes the result a blocking failure, whatever the
+    threshold and the check's own failure strategy (seed 003: critical violations stop the
+    processes that depend on the data). Recorded as the result's strategy, so every list and
+    filter that asks "does it block?" answers the same."""
+    critical = critical_failures(result.details.get("checks", []))
+    if not critical:
+        return
+    result.status, result.failure_strategy = Result.Status.FAIL, "block"
+    note = f"Critical checks failed: {', '.join(critical)}; the result blocks whatever its threshold."
+    result.message = f"{result.message} {note}".strip()
 
 
 def _comparison(run, version, outcome, document, where, identity, statistic_name) -> tuple[float | None, dict]:

@@ -90,6 +90,7 @@ class ResultSerializer(serializers.ModelSerializer):
             "error_rows_written",
             "has_error_rows",
             "rows_scanned",
+            "details",
             "datasource",
             "table",
             "run_status",

@@ -93,3 +93,16 @@ def reap_stale_runs() -> dict[str, int]:
 def enqueue_run(run: Run) -> None:
     """Send a run's task to the queue its workers consume (after commit: executions.starting)."""
     execute_run.apply_async(args=[run.pk, run.attempt], queue=settings.DQ_SPARK_QUEUE)
+
+
+@shared_task(
+    name="executions.tasks.preview_row_checks",
+    acks_late=False,  # a preview nobody waits for any more is not worth re-running
+    soft_time_limit=settings.DQ_PREVIEW_TIMEOUT,
+    time_limit=settings.DQ_PREVIEW_TIMEOUT + 10,
+)
+def preview_row_checks(datasource_id: int, table: str, src_filter: str | None, rules: list, limit: int) -> dict:
+    """A row-check rule set on a sample, on this worker's shared SparkSession; nothing saved."""
+    from .previews import preview
+
+    return preview(datasource_id, table, src_filter, rules, limit)

@@ -154,7 +154,13 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return super().list(request, *args, **kwargs)
 
     @extend_schema(
-        parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+        parameters=[
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int),
+            OpenApiParameter(
+                "check_name", str, description="A row_level_check's rows failing this check (_dq_failed_checks)"
+            ),
+        ],
         responses=inline_serializer(
             "ErrorRows",
             {"count": serializers.IntegerField(), "columns": serializers.ListField(), "rows": serializers.ListField()},
@@ -164,7 +170,10 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     def error_rows(self, request, pk=None):
         result = self.get_object()
         page, page_size = _paging(request)
-        found = error_rows.read_page(result.error_rows_path, page, page_size)
+        check_name = request.query_params.get("check_name") or None
+        if check_name is not None and len(check_name) > 200:
+            raise ValidationError({"check_name": ["A check name has at most 200 characters."]})
+        found = error_rows.read_page(result.error_rows_path, page, page_size, check_name)
         return Response(
             {
                 "count": found.count,

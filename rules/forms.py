@@ -203,12 +203,36 @@ def _mapping_column(field: str, title: str, table_field: str, by_field: dict[str
     return column
 
 
+ROW_CHECKS_URL = "/api/v1/row-checks"
+
+
+def _yaml(rule, entry, **_):
+    """check.yaml / contract.yaml: the SPA's `dq-yaml-editor` component (CodeMirror 6, registered
+    with form-create), validating as you type against `validate`, with a sample run against `preview`.
+    The editor sends the form's datasource and table with the text."""
+    language = entry["constraints"].get("language", "checks")
+    rule["type"] = "dq-yaml-editor"
+    rule["props"].update(
+        {
+            "language": language,
+            "textField": entry.field,
+            "validateUrl": f"{ROW_CHECKS_URL}/validate/",
+            "previewUrl": f"{ROW_CHECKS_URL}/preview/" if language == "checks" else "",
+            "previewLimit": 1000,
+            "datasourceField": "src_datasource_id",
+            "tableField": entry["constraints"].get("table_field", "src_table"),
+            "filterField": "src_filter",
+        }
+    )
+
+
 FORM_TYPE_BUILDERS = {
     "input": _input,
     "textarea": _textarea,
     "input_number": _input_number,
     "select": _select,
     "group": _group,
+    "yaml": _yaml,
 }
 
 

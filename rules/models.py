@@ -141,6 +141,7 @@ class InputEntry(models.Model):
         SELECT = "select", "Select"
         TEXTAREA = "textarea", "Text area"
         GROUP = "group", "Repeatable group"
+        YAML = "yaml", "YAML editor"
 
     class ValueType(models.TextChoices):
         STRING = "string", "Text"
@@ -156,6 +157,8 @@ class InputEntry(models.Model):
         REGEXP = "regexp", "Regular expression"
         DATETIME = "datetime", "Date and time (YYYY-MM-DD HH:MM:SS)"
         MAPPING = "mapping", "Column pairs"
+        CHECK_YAML = "check_yaml", "Row checks (check.yaml)"
+        OUTPUT_PATH = "output_path", "Folder under the allowed file roots"
 
     class OptionSource(models.TextChoices):
         NONE = "", "Fixed options"

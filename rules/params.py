@@ -27,6 +27,7 @@ RUN_PARAMETERS = {"biz_date": "2000-01-01", "biz_datetime": "2000-01-01 00:00:00
 RUN_PARAMETER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SQL_PLACEHOLDERS = {"statistics_execute_sql": ("src_table",), "comparison_execute_sql": ("src_table", "target_table")}
 MAX_TEXT = 4000
+MAX_YAML = 100_000  # a rule set of a few hundred checks
 
 
 class ParamsInvalid(Exception):
@@ -295,6 +296,39 @@ def _mapping(ctx: _Context, entry: ResolvedInput, value: Any) -> list[dict[str, 
     return cleaned
 
 
+def _check_yaml(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    """check.yaml text, kept as written (the engine expands it per run); every problem with its line."""
+    from .rowchecks import rule_set_problems
+
+    if not isinstance(value, str):
+        raise _Problem(f"{entry['title']} must be YAML text.")
+    if len(value) > MAX_YAML:
+        raise _Problem(f"{entry['title']} is too long (at most {MAX_YAML} characters).")
+    table_field = entry["constraints"].get("table_field", "src_table")
+    problems, _, _ = rule_set_problems(value, ctx.columns_of(table_field), entry["constraints"].get("language"))
+    if problems:
+        raise _Problem(" ".join(str(p) for p in problems))
+    return value
+
+
+def _output_path(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
+    """An absolute local folder under DQ_FILE_ROOTS (the run writes its own sub-folder there)."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    text = _string(ctx, entry, value)
+    path = Path(text)
+    if not path.is_absolute():
+        raise _Problem("Give an absolute folder path, e.g. /data/cleansed/orders.")
+    resolved = path.resolve()
+    roots = settings.DQ_FILE_ROOTS
+    if not any(resolved == root or root in resolved.parents for root in roots):
+        allowed = ", ".join(str(r) for r in roots) or "(none configured)"
+        raise _Problem(f"The folder must lie under one of the allowed file roots (DQ_FILE_ROOTS): {allowed}.")
+    return str(resolved)
+
+
 CLEANERS = {
     "string": _string,
     "integer": _integer,
@@ -309,6 +343,8 @@ CLEANERS = {
     "regexp": _regexp,
     "datetime": _datetime,
     "mapping": _mapping,
+    "check_yaml": _check_yaml,
+    "output_path": _output_path,
 }
 
 

@@ -39,11 +39,26 @@ class ImportForbidden(Exception):
         self.names = names
 
 
+class _Dumper(yaml.SafeDumper):
+    """Multi-line texts (check.yaml, contract.yaml, long SQL) as literal blocks (`|`), written as
+    the author wrote them, so a file reads like the YAML it holds and diffs line by line."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_str(value)
+
+
+_Dumper.add_representer(str, _text)
+
+
 def export_checks(checks) -> str:
     names = dict(Datasource.objects.values_list("pk", "name"))
     documents = [_export_one(check, names) for check in checks.select_related("template").order_by("name")]
-    return yaml.safe_dump(
+    return yaml.dump(
         {"version": FORMAT_VERSION, "checks": documents},
+        Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,

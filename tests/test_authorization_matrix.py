@@ -73,6 +73,13 @@ MATRIX = [
     # --- checks ------------------------------------------------------------------------------
     (CREATED, "GET /checks/ lists check", Y, N, Y),
     (CREATED, "GET /formula/?check_type=statistics_minus_comparison&operator=le&threshold=0", 200, 200, 200),
+    # --- the row checks' editor: the caller must be allowed to use the datasource --------------
+    (CREATED, "POST /row-checks/validate/ +row_checks_on_A", 200, 400, 200),
+    (RESTRICTED, "POST /row-checks/validate/ +row_checks_on_B", 200, 400, 200),
+    (DELETED, "POST /row-checks/validate/ +row_checks_on_A", 400, 400, 400),
+    # refused before any worker is asked (a preview the member may run needs a worker: tested end to end)
+    (CREATED, "POST /row-checks/preview/ +row_checks_on_A", 503, 400, 503),
+    (DELETED, "POST /row-checks/preview/ +row_checks_on_A", 400, 400, 400),
     (CREATED, "GET /checks/{check}/", 200, 404, 200),
     (CREATED, "GET /checks/{check}/versions/ lists v1", Y, 404, Y),
     (CREATED, "GET /checks/{check}/history/ lists result_a", Y, 404, Y),
@@ -262,6 +269,16 @@ BODIES = {
     "mute": lambda w: {"until": "2099-01-01T00:00:00Z", "reason": "maintenance"},
     "new_batch_on_A": lambda w: {"datasource": w.ids["A"], "table": "orders", "partition": {"status": "void"}},
     "release": lambda w: {"reason": "month end", "expires_at": "2099-01-01T00:00:00Z"},
+    "row_checks_on_A": lambda w: {
+        "checks_yaml": "checks: [status == paid]",
+        "src_datasource_id": w.ids["A"],
+        "src_table": "orders",
+    },
+    "row_checks_on_B": lambda w: {
+        "checks_yaml": "checks: [status == paid]",
+        "src_datasource_id": w.ids["B"],
+        "src_table": "orders",
+    },
 }
 
 
@@ -295,6 +312,7 @@ class World:
 @pytest.fixture
 def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> World:
     settings.DQ_ERROR_DATA_ROOT = tmp_path / "error-data"
+    settings.DQ_PREVIEW_TIMEOUT = 1  # no worker here: a preview the caller may run answers 503 at once
     users = {"member": cast.author, "outsider": cast.outsider, "admin": cast.admin}
     common = {"type": "file", "format": "parquet", "path": str(parquet_dir)}
     world = World(users, {role: api_as(user) for role, user in users.items()}, str(parquet_dir), tmp_path / "errors")

@@ -97,11 +97,20 @@ def _record(run: SparkRun, name: str, frame: DataFrame, check: CheckSpec, metric
             outcomes.ok_value(check, query_value(value, "query"))
         except CheckError as exc:
             outcomes.fail(check, exc)
-    elif check.metric.kind == "conditional_count":
+    elif metric.predicate is not None:  # a conditional count, row rules: counted rows
         outcomes.ok(check, float(value), error_row_count=int(value))
-        outcomes.error_rows(check, int(value), lambda: frame.where(metric.predicate))
+        outcomes.error_rows(check, int(value), lambda: _marked(frame, metric).where(metric.predicate))
+        if metric.marks and check.metric.get("output"):
+            outcomes.marked_batch(check, check.metric["output"], lambda: _marked(frame, metric))
     else:
         outcomes.ok_value(check, value)
+    if metric.findings and not isinstance(value, _Failed):
+        outcomes.outcomes[check.id]["findings"] = list(metric.findings)
+
+
+def _marked(frame: DataFrame, metric: RowMetric) -> DataFrame:
+    """The batch's rows with the metric's marks beside their columns (row_rules: `_dq`, `_dq_failed_checks`)."""
+    return frame.select("*", *metric.marks) if metric.marks else frame
 
 
 def _analysable(

@@ -76,6 +76,8 @@ class Batches:
                 return
             if fraction < 1:
                 frame = frame.sample(fraction=float(fraction), seed=SAMPLE_SEED)
+        if batch.limit is not None:  # a preview's sample: the first rows the source yields
+            frame = frame.limit(batch.limit)
         if self.plans[name].needs_cache:  # JDBC only, and only when more than one pass reads it
             from pyspark import StorageLevel
 

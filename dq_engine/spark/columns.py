@@ -18,7 +18,7 @@ from sqlglot import exp
 from dq_engine.errors import CheckError
 from dq_engine.spark.jvm import regex_find
 from dq_engine.spec import Metric
-from dq_engine.vocabulary import ColumnRef, Dialect
+from dq_engine.vocabulary import METRIC_KINDS, ColumnRef, Dialect
 from dq_engine.vocabulary import row_metric as vocabulary_row_metric
 from dq_engine.vocabulary.expressions import BINARY, BOOLEAN, DATE, NUMERIC, OTHER, STRING, TIMESTAMP
 
@@ -35,6 +35,8 @@ class RowMetric:
 
     aggregate: Column  # one value per batch
     predicate: Column | None  # the offending rows (conditional counts only)
+    marks: tuple[Column, ...] = ()  # columns its error rows carry besides the batch's (row_rules)
+    findings: tuple[str, ...] = ()  # what the schema alone shows (schema_contract)
 
 
 class SparkDialect(Dialect):
@@ -129,11 +131,17 @@ def category(data_type: DataType) -> str:
 
 
 def row_metric(df: DataFrame, metric: Metric, spark: SparkSession) -> RowMetric:
-    """A conditional count or an aggregate for the fused pass (raises CheckError)."""
-    built = vocabulary_row_metric(metric.kind, column_ref(df, metric.get("column")), metric.fields, SparkDialect(spark))
+    """A conditional count, an aggregate or row rules for the fused pass (raises CheckError)."""
+    if METRIC_KINDS[metric.kind].reads_columns:
+        column, columns = None, {field.name: field_ref(field) for field in df.schema.fields}
+    else:
+        column, columns = column_ref(df, metric.get("column")), None
+    built = vocabulary_row_metric(metric.kind, column, metric.fields, SparkDialect(spark), columns)
     return RowMetric(
         aggregate=to_column(built.aggregate),
         predicate=None if built.predicate is None else to_column(built.predicate),
+        marks=tuple(to_column(sql).alias(name) for name, sql in built.marks),
+        findings=built.findings,
     )
 
 

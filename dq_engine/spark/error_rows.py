@@ -27,6 +27,12 @@ def write_error_rows(rows: DataFrame, path: str, check_name: str, limit: int) ->
     frame.write.mode("overwrite").parquet(path)
 
 
+def write_marked_batch(rows: DataFrame, path: str) -> None:
+    """Every row of a batch with its `_dq` and `_dq_failed_checks` (row_rules' cleansed output):
+    a new folder; an existing one is an error, so one run never overwrites another's output."""
+    parquet_friendly(rows).write.mode("errorifexists").parquet(path)
+
+
 def parquet_friendly(frame: DataFrame) -> DataFrame:
     """Cast columns whose type Parquet/pyarrow handle badly to strings; keep all others as they are."""
     from pyspark.sql import functions as F

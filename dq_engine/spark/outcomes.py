@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from dq_engine.error_store import error_rows_path
 from dq_engine.errors import CheckError
 from dq_engine.result import new_outcome, number
-from dq_engine.spark.error_rows import write_error_rows
+from dq_engine.spark.error_rows import write_error_rows, write_marked_batch
 from dq_engine.spark.messages import describe
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
 
@@ -100,6 +100,17 @@ class Outcomes:
             return
         self.count(check.batch, "error_row_writes")
         outcome.update(error_rows_written=min(count, sink.limit), error_rows_path=path)
+
+    def marked_batch(self, check: CheckSpec, path: str, rows: Callable[[], DataFrame]) -> None:
+        """The cleansed layer: every row of the batch with its marks (row_rules' `output`), as Parquet
+        in `path`; a failed write is a note on the check, whose statistic stands."""
+        try:
+            write_marked_batch(rows(), path)
+        except Exception as exc:  # noqa: BLE001
+            self.outcomes[check.id]["message"] = f"The marked rows could not be written to {path}: {self.say(exc)}"
+            return
+        self.count(check.batch, "error_row_writes")
+        self.outcomes[check.id]["output_path"] = path
 
     def finish(self, problem: Callable[[CheckSpec], str | None]) -> None:
         """Every check no pass reached (cancelled, its batch failed, or a bug) gets an error saying why."""

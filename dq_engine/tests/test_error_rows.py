@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dq_engine.rowchecks import expand
 from dq_engine.tests.conftest import NOTE, ORDER_COLUMNS, check, make_spec
 
 pytestmark = pytest.mark.spark
@@ -103,6 +104,15 @@ ROW_LEVEL_CASES = [
         {1, 2, 3},
     ),
     (check("range", "outside_range", error_rows=True, column="amount", min=0, max=100), {2, 4}),
+    (
+        check(
+            "rules",
+            "row_rules",
+            error_rows=True,
+            rules=expand("checks:\n  - amount >= 0\n  - status in (paid, void)\n"),
+        ),
+        {2, 5, 6},
+    ),
     (check("dups", "duplicate_values", error_rows=True, column="customer_email"), {1, 4, 5, 7}),
     (
         check(

@@ -31,7 +31,8 @@ class Field:
       feeds this field;
     - `choices`: the allowed values, when there is a fixed set (forms show them as options);
     - `engine`: False for a field only the platform reads (the name of a custom statistic);
-    - `from_param`: turns the check param's value into the engine's (None: taken as it is).
+    - `from_param`: turns the check param's value into the engine's (None: taken as it is);
+    - `required`: False for a field a job spec may leave out (row_rules' cleansed output).
     """
 
     name: str
@@ -40,6 +41,7 @@ class Field:
     choices: tuple[Choice, ...] = ()
     engine: bool = True
     from_param: Callable[[Any], Any] | None = None
+    required: bool = True
 
     @property
     def values(self) -> tuple[str, ...]:

@@ -13,18 +13,22 @@ AnalysisRunner); the others say which pass they need and the engines schedule it
   a mapped column is unmatched. `<=>` is the explicit null-safe option: NULL matches NULL (never
   ''). `!=`, `<`, `<=`, `>`, `>=` are SQL comparisons (NULL matches nothing). A string column paired
   with a non-string one is compared as strings (`mapping_condition`);
+- row_rules: the rows failing a check.yaml rule set (seed 003; dq_engine/rowchecks): rows with
+  `_dq > 0`, or with `rule` the rows failing that one named check; reads any of the batch's columns;
 - custom_sql: one number from the user's read-only SELECT over `${src_table}`;
 - value_comparison: the statistic from the first query, the comparison value from the second.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sqlglot import exp
 
 from dq_engine.errors import CheckError
-from dq_engine.vocabulary.expressions import NUMERIC, STRING, ColumnRef, Dialect, cast, compare
+from dq_engine.vocabulary.expressions import NUMERIC, STRING, ColumnRef, Dialect, cast, compare, is_null
 from dq_engine.vocabulary.fields import AGGREGATE_FUNCTIONS, COLUMN, MAPPINGS, Field
 from dq_engine.vocabulary.predicates import PREDICATES
 
@@ -37,13 +41,45 @@ STATISTIC_NAME = Field("statistic_name", "name_param", "statistic name", engine=
 COMPARISON_NAME = Field("comparison_name", "comparison_name_param", "comparison name", engine=False)
 
 
+def _rules_from_param(text: Any) -> Any:
+    """A check's check.yaml text → the full form the spec carries (invalid text stays text: the
+    engine then reports it as the check's error; saving a check refuses it first)."""
+    from dq_engine.rowchecks import RuleSetInvalid, expand
+
+    try:
+        return expand(text)
+    except RuleSetInvalid:
+        return text
+
+
+RULES = Field("rules", "rules_param", "row checks (check.yaml)", from_param=_rules_from_param)
+
+
+def _contract_from_param(text: Any) -> Any:
+    """A check's contract.yaml → its full form (invalid text stays text, reported by the engine)."""
+    from dq_engine.rowchecks.contract import ContractInvalid, parse_contract
+
+    try:
+        return parse_contract(text)
+    except ContractInvalid:
+        return text
+
+
+CONTRACT = Field("contract", "contract_param", "schema contract (contract.yaml)", from_param=_contract_from_param)
+# The cleansed layer: the whole batch with `_dq` and `_dq_failed_checks`, as Parquet in this folder
+# (None: not written). The platform gives each run its own folder under the check's output_path.
+OUTPUT = Field("output", "output_param", "cleansed output folder", required=False)
+
+
 @dataclass(frozen=True)
 class MetricKind:
     """- `fields`: what the metric carries (a conditional count adds its predicate's fields);
     - `computed_by`: the pass that computes it;
     - `row_level`: one aggregate expression of the batch's aggregate pass;
     - `error_rows`: it selects rows, which can be stored as the check's error rows;
-    - `needs_target`: it reads a second batch (`target_batch`)."""
+    - `needs_target`: it reads a second batch (`target_batch`);
+    - `reads_columns`: it reads any of the batch's columns (not one `column`): engines pass
+      `row_metric` every column of the batch."""
 
     key: str
     label: str
@@ -52,6 +88,7 @@ class MetricKind:
     row_level: bool = False
     error_rows: bool = False
     needs_target: bool = False
+    reads_columns: bool = False
 
 
 METRIC_KINDS: dict[str, MetricKind] = {
@@ -65,6 +102,12 @@ METRIC_KINDS: dict[str, MetricKind] = {
             (COLUMN, Field("function", "function_param", "aggregate", choices=AGGREGATE_FUNCTIONS)),
             AGGREGATE_PASS,
             row_level=True,
+        ),
+        MetricKind(
+            "row_rules", "rows failing row-level rules", (RULES, OUTPUT), AGGREGATE_PASS, True, True, reads_columns=True
+        ),
+        MetricKind(
+            "schema_contract", "schema contract violations", (CONTRACT,), AGGREGATE_PASS, True, reads_columns=True
         ),
         MetricKind("duplicate_values", "duplicated values", (COLUMN,), KEY_GROUP_BY, error_rows=True),
         MetricKind("unmatched_rows", "unmatched rows", (MAPPINGS,), JOIN, error_rows=True, needs_target=True),
@@ -83,20 +126,84 @@ METRIC_KINDS: dict[str, MetricKind] = {
 @dataclass(frozen=True)
 class RowMetric:
     """One check's share of the aggregate pass: its aggregate and, for conditional counts, the
-    condition that selects its rows (the error rows)."""
+    condition that selects its rows (the error rows) and the columns its error rows carry besides
+    the batch's (`marks`: row_rules' `_dq` and `_dq_failed_checks`)."""
 
     aggregate: exp.Expression
     predicate: exp.Expression | None
+    marks: tuple[tuple[str, exp.Expression], ...] = ()
+    findings: tuple[
+        str, ...
+    ] = ()  # what the schema alone shows (a contract's missing columns, …): the outcome's `findings`
 
 
-def row_metric(kind: str, column: ColumnRef, fields: dict, dialect: Dialect) -> RowMetric:
-    """A conditional count (`count_if(predicate)`) or an aggregate; raises CheckError."""
+def row_metric(
+    kind: str,
+    column: ColumnRef | None,
+    fields: dict,
+    dialect: Dialect,
+    columns: Mapping[str, ColumnRef] | None = None,
+) -> RowMetric:
+    """A conditional count (`count_if(predicate)`), an aggregate, or row rules; raises CheckError.
+    `columns` (every column of the batch by name) is needed by the kinds that `reads_columns`."""
+    if METRIC_KINDS[kind].reads_columns:
+        if columns is None:
+            raise ValueError(f"{kind} reads the batch's columns: pass them to row_metric.")
+        return _schema_contract(fields, columns) if kind == "schema_contract" else _row_rules(fields, columns, dialect)
     if kind == "aggregate":
         return RowMetric(aggregate=aggregate(column, fields.get("function")), predicate=None)
     if kind != "conditional_count":
         raise ValueError(f"{kind} is not a row-level metric kind.")
     predicate = PREDICATES[fields["predicate"]].build(column, fields, dialect)
     return RowMetric(aggregate=exp.CountIf(this=predicate), predicate=predicate)
+
+
+def _row_rules(fields: dict, columns: Mapping[str, ColumnRef], dialect: Dialect) -> RowMetric:
+    from dq_engine.rowchecks.compile import (
+        DQ_COLUMN,
+        FAILED_CHECKS_COLUMN,
+        compile_checks,
+        dq_count,
+        failed_names,
+        invalid_row,
+    )
+
+    rules = fields.get("rules")
+    if not isinstance(rules, list):
+        from dq_engine.rowchecks import RuleSetInvalid, parse_rule_set
+
+        try:
+            rules = parse_rule_set(rules).checks
+        except RuleSetInvalid as exc:
+            raise CheckError(f"The row checks are not valid: {exc}") from None
+    one = fields.get("rule")
+    if one is not None:  # one check's failed rows (the result's details): only it is compiled
+        chosen = [rule for rule in rules if isinstance(rule, dict) and rule.get("name") == one]
+        if not chosen:
+            raise CheckError(f"The rule set has no check named {one!r}.")
+        failed = compile_checks(chosen, columns, dialect)[0].failed
+        return RowMetric(aggregate=exp.CountIf(this=failed), predicate=failed)
+    compiled = compile_checks(rules, columns, dialect)
+    predicate = invalid_row(compiled)
+    marks = ((DQ_COLUMN, dq_count(compiled)), (FAILED_CHECKS_COLUMN, failed_names(compiled)))
+    return RowMetric(aggregate=exp.CountIf(this=predicate), predicate=predicate, marks=marks)
+
+
+def _schema_contract(fields: dict, columns: Mapping[str, ColumnRef]) -> RowMetric:
+    from dq_engine.rowchecks.contract import ContractInvalid, check_schema, parse_contract, violation_count
+
+    try:
+        contract = parse_contract(fields.get("contract"))
+    except ContractInvalid as exc:
+        raise CheckError(f"The contract is not valid: {exc}") from None
+    checked = check_schema(contract, columns)
+    one = fields.get("nulls_of")
+    if one is not None:  # one non-nullable column's NULL rows (the result's details)
+        ref = next((r for r in checked.non_nullable if r.name.casefold() == str(one).casefold()), None)
+        condition = exp.false() if ref is None else is_null(ref.sql)
+        return RowMetric(aggregate=exp.CountIf(this=condition), predicate=condition)
+    # The statistic counts violations, not rows: no error rows (each column's NULL rows are in the details).
+    return RowMetric(aggregate=violation_count(checked), predicate=None, findings=tuple(checked.violations))
 
 
 _AGGREGATES = {"avg": exp.Avg, "sum": exp.Sum, "min": exp.Min, "max": exp.Max}

@@ -3,8 +3,12 @@ import ElementPlus from 'element-plus'
 import 'element-plus/dist/index.css'
 import formCreate from '@form-create/element-ui'
 import App from './App.vue'
+import YamlEditor from './components/YamlEditor.vue'
 import { router } from './router'
 import './styles/main.css'
+
+// The check form's YAML fields (rules/forms.py emits `dq-yaml-editor` for form_type yaml).
+formCreate.component('dq-yaml-editor', YamlEditor)
 
 // Element Plus before form-create: form-create renders Element Plus components by name (stack-notes T20).
 createApp(App).use(ElementPlus).use(formCreate).use(router).mount('#app')

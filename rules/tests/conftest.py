@@ -72,6 +72,18 @@ def valid_params(pg_datasource, mysql_datasource):
             "operator": "le",
             "threshold": 120,
         },
+        "row_level_check": {
+            **src,
+            # a literal block in the export (rules/yaml_io.py), comments and blank lines kept
+            "checks_yaml": "checks:\n  - amount >= 0   # refunds are separate\n\n  - name: email_set\n"
+            "    fn: notNull\n    fields: [customer_email]\n    critical: true\n",
+            **VERDICT,
+        },
+        "schema_contract_check": {
+            **src,
+            "contract_yaml": "strict: true\ncolumns:\n  - {name: order_id, type: integer, nullable: false}\n",
+            **VERDICT,
+        },
     }
 
 

@@ -4,7 +4,8 @@ Strict on purpose (additionalProperties: false): a typo such as `option` for `op
 would render silently wrong in the browser, so the test refuses it here.
 """
 
-COMPONENTS = ["input", "inputNumber", "select", "group", "switch", "radio", "checkbox", "datePicker"]
+# form-create's own components, plus the SPA's registered dq-yaml-editor (frontend/src/components/YamlEditor.vue)
+COMPONENTS = ["input", "inputNumber", "select", "group", "switch", "radio", "checkbox", "datePicker", "dq-yaml-editor"]
 
 VALIDATE_ITEM = {
     "type": "object",

@@ -21,6 +21,8 @@ BUILTIN = {
     "table_count_check",
     "value_range_check",
     "column_aggregate_check",
+    "row_level_check",
+    "schema_contract_check",
 }
 
 

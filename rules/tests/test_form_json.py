@@ -128,7 +128,7 @@ def test_an_unknown_template_answers_404(cast, api_as):
 
 def test_the_catalog_lists_templates_with_their_inputs(cast, api_as):
     body = api_as(cast.author).get("/api/v1/rule-templates/").json()["results"]
-    assert len(body) == 12
+    assert len(body) == 14
     null_check = next(t for t in body if t["key"] == "null_check")
     assert null_check["dimension"] == "completeness" and null_check["inputs"][0]["field"] == "src_datasource_id"
     assert api_as(cast.author).get("/api/v1/comparison-types/").json()["results"][0] == {
@@ -163,3 +163,21 @@ def test_the_mapping_columns_are_selects_fed_by_the_catalog_of_each_table(cast, 
         body = client.get(fetch["action"], query).json()
         offered[field] = [option["value"] for option in body[fetch["parse"]]]
     assert offered == {"src_field": ["order_id", "status", "amount"], "target_field": ["customer_id", "email"]}
+
+
+def test_check_yaml_is_the_spa_s_yaml_editor_wired_to_validate_and_preview(cast, api_as):
+    checks_yaml = {r["field"]: r for r in _form(api_as, cast.author, "row_level_check")}["checks_yaml"]
+    assert checks_yaml["type"] == "dq-yaml-editor"
+    assert checks_yaml["props"] | {"placeholder": None, "disabled": None} == {
+        "placeholder": None,
+        "disabled": None,
+        "language": "checks",
+        "textField": "checks_yaml",
+        "validateUrl": "/api/v1/row-checks/validate/",
+        "previewUrl": "/api/v1/row-checks/preview/",
+        "previewLimit": 1000,
+        "datasourceField": "src_datasource_id",
+        "tableField": "src_table",
+        "filterField": "src_filter",
+    }
+    assert checks_yaml["validate"][0]["required"] is True

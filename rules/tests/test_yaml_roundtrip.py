@@ -21,6 +21,9 @@ def test_export_import_export_is_exact(cast, api_as, valid_params):
     assert first.status_code == 200 and first["Content-Type"].startswith("application/yaml")
     exported = first.content.decode()
     assert "src_datasource: warehouse-pg" in exported and "src_datasource_id" not in exported
+    # check.yaml is a literal block, as written (comment and blank line kept), not an escaped string
+    assert "checks_yaml: |\n" in exported
+    assert "  - amount >= 0   # refunds are separate\n\n" in exported and "\\n" not in exported
 
     # An empty metadata database: versions are protected from deletion, so remove the rows directly.
     Check.datasources.through.objects.all().delete()
@@ -29,7 +32,7 @@ def test_export_import_export_is_exact(cast, api_as, valid_params):
     Check.objects.all()._raw_delete(Check.objects.db)
     response = client.post("/api/v1/checks/import/", exported, content_type="application/yaml")
     assert response.status_code == 201, response.json()
-    assert len(response.json()) == 12
+    assert len(response.json()) == 14
     assert client.get("/api/v1/checks/export/").content.decode() == exported
 
 

@@ -23,6 +23,7 @@ export const resultsSummary = (hours = 24) => http.get<ResultsSummary>(`${API}/r
 /** The newest result of each of these checks (one page of the checks list). */
 export const latestResults = (checks: number[]) =>
   http.get<Page<LatestResult>>(`${API}/results/latest/`, { check: checks, page_size: Math.max(1, checks.length) })
-export const errorRows = (id: number, page: number, pageSize: number) =>
-  http.get<ErrorRowsPage>(`${API}/results/${id}/error-rows/`, { page, page_size: pageSize })
+/** `checkName`: a row_level_check's rows failing that one check (`_dq_failed_checks`). */
+export const errorRows = (id: number, page: number, pageSize: number, checkName?: string) =>
+  http.get<ErrorRowsPage>(`${API}/results/${id}/error-rows/`, { page, page_size: pageSize, check_name: checkName })
 export const errorRowsCsvUrl = (id: number) => `${API}/results/${id}/error-rows.csv`

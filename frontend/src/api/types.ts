@@ -199,12 +199,21 @@ export interface Result {
   error_rows_written: number | null
   has_error_rows: boolean
   rows_scanned: number | null
+  /** What the statistic is made of: a row_level_check's per-check failed rows (and where the
+   * cleansed output went), a schema contract's violations; {} for other templates. */
+  details: ResultDetails
   data_time: string
   created_at: string
   /** Where the result's batch looked. */
   datasource: { id: number; name: string } | null
   table: string
   run_status: RunStatus
+}
+
+export interface ResultDetails {
+  checks?: Array<{ name: string; failed_rows: number | null; critical: boolean; message?: string }>
+  violations?: string[]
+  output_path?: string
 }
 
 export interface BatchDefinition {

@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
+import { defineComponent, h, ref } from 'vue'
+import ElementPlus from 'element-plus'
+import formCreate from '@form-create/element-ui'
+import { EditorView } from '@codemirror/view'
+import YamlEditor from '@/components/YamlEditor.vue'
+import { lineRange, problemAt } from '@/lib/yamlProblems'
+
+// The check.yaml field as /rule-templates/row_level_check/form/ serves it (rules/forms.py), beside
+// the source fields it reads. The server is the one seam stubbed (fetch): its answers are the
+// shapes executions/row_checks.py returns, checked against the real server by tests/browser.
+const RULES = [
+  { type: 'input', field: 'src_datasource_id', title: 'Source datasource', value: 7 },
+  { type: 'input', field: 'src_table', title: 'Source table', value: 'orders' },
+  { type: 'input', field: 'src_filter', title: 'Source filter', value: 'amount > 0' },
+  {
+    type: 'dq-yaml-editor',
+    field: 'checks_yaml',
+    title: 'Row checks (check.yaml)',
+    props: {
+      language: 'checks',
+      textField: 'checks_yaml',
+      validateUrl: '/api/v1/row-checks/validate/',
+      previewUrl: '/api/v1/row-checks/preview/',
+      previewLimit: 1000,
+      datasourceField: 'src_datasource_id',
+      tableField: 'src_table',
+      filterField: 'src_filter',
+      debounceMs: 10,
+    },
+  },
+]
+
+interface Sent {
+  url: string
+  body: Record<string, unknown>
+}
+
+function server(answers: Record<string, { status: number; body: unknown }>) {
+  const sent: Sent[] = []
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      sent.push({ url, body: JSON.parse(String(init.body)) })
+      const answer = answers[url]
+      return new Response(JSON.stringify(answer.body), {
+        status: answer.status,
+        headers: { 'Content-Type': 'application/json' },
+      })
+    }),
+  )
+  return sent
+}
+
+type Api = { getValue(field: string): unknown; setValue(field: string, value: unknown): void }
+
+async function mountForm() {
+  formCreate.component('dq-yaml-editor', YamlEditor)
+  const api = ref<Api | null>(null)
+  const FormCreate = formCreate.$form()
+  const Host = defineComponent({
+    setup: () => () =>
+      h(FormCreate, {
+        rule: JSON.parse(JSON.stringify(RULES)),
+        option: { submitBtn: false, resetBtn: false },
+        'onUpdate:api': (value: Api) => (api.value = value),
+      }),
+  })
+  const wrapper = mount(Host, { global: { plugins: [ElementPlus, formCreate] }, attachTo: document.body })
+  await flushPromises()
+  return { wrapper, api: api.value! }
+}
+
+/** Types into the CodeMirror editor as a user would (one transaction replacing the text). */
+function type(wrapper: { find(selector: string): { element: Element } }, text: string) {
+  const view = EditorView.findFromDOM(wrapper.find('.cm-editor').element as HTMLElement)!
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, userEvent: 'input.type' })
+}
+
+
+afterEach(() => vi.unstubAllGlobals())
+
+describe('the check.yaml editor in the generated form', () => {
+  it('validates the text with the form’s datasource and table and marks each problem at its line', async () => {
+    const sent = server({
+      '/api/v1/row-checks/validate/': {
+        status: 400,
+        body: {
+          message: 'The row checks are not valid.',
+          fields: { checks_yaml: ['line 3: checks[1]: unknown operator `=~`; did you mean `~=`?'] },
+        },
+      },
+    })
+    const { wrapper, api } = await mountForm()
+    const text = 'checks:\n  - amount >= 0\n  - code =~ ^v\n'
+    type(wrapper, text)
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-problems"]').exists()).toBe(true), { timeout: 5000 })
+
+    expect(api.getValue('checks_yaml')).toBe(text) // the form holds what was typed
+
+    expect(sent).toEqual([
+      {
+        url: '/api/v1/row-checks/validate/',
+        body: { checks_yaml: text, src_datasource_id: 7, src_table: 'orders' },
+      },
+    ])
+    const problem = wrapper.find('[data-testid="yaml-problems"] li')
+    expect(problem.text()).toBe('line 3: checks[1]: unknown operator `=~`; did you mean `~=`?')
+    expect(problem.attributes('data-line')).toBe('3')
+    expect(wrapper.find('[data-testid="yaml-preview"]').attributes('disabled')).toBeDefined()
+    expect(wrapper.find('.cm-editor').text()).toContain('code =~ ^v') // highlighted in CodeMirror
+    wrapper.unmount()
+  })
+
+  it('shows the expanded full form of valid checks and the preview’s per-check failures', async () => {
+    const full = [{ type: 'check', name: 'check-amount-ge', fn: 'ge', negate: false, fields: ['amount'], args: [0], critical: false }]
+    const sent = server({
+      '/api/v1/row-checks/validate/': { status: 200, body: { checks: full, warnings: [] } },
+      '/api/v1/row-checks/preview/': {
+        status: 200,
+        body: { rows: 1000, invalid_rows: 3, message: '', checks: [{ name: 'check-amount-ge', failed_rows: 3, critical: false }] },
+      },
+    })
+    const { wrapper } = await mountForm()
+    type(wrapper, 'checks:\n  - amount >= 0\n')
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-valid"]').exists()).toBe(true), { timeout: 5000 })
+
+    expect(wrapper.find('[data-testid="yaml-valid"]').text()).toBe('Valid: 1 checks')
+    expect(wrapper.find('[data-testid="yaml-full-form"] pre').text()).toContain('"name": "check-amount-ge"')
+    await wrapper.find('[data-testid="yaml-preview"]').trigger('click')
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-preview-result"]').exists()).toBe(true), {
+      timeout: 5000,
+    })
+
+    expect(sent[sent.length - 1]).toEqual({
+      url: '/api/v1/row-checks/preview/',
+      body: { checks_yaml: 'checks:\n  - amount >= 0\n', src_datasource_id: 7, src_table: 'orders', src_filter: 'amount > 0', limit: 1000 },
+    })
+    const result = wrapper.find('[data-testid="yaml-preview-result"]')
+    expect(result.text()).toContain('3 of 1000 sampled rows fail a check.')
+    expect(result.find('tbody tr').text()).toBe('check-amount-ge3')
+    wrapper.unmount()
+  })
+})
+
+describe('problem positions', () => {
+  it('reads the line a problem names and finds that line in the text', () => {
+    expect(problemAt('line 12: checks[3].fn: unknown function').line).toBe(12)
+    expect(problemAt('Not valid YAML.').line).toBeNull()
+    expect(lineRange('a\nbb\nccc', 2)).toEqual({ from: 2, to: 4 })
+    expect(lineRange('a\nbb', 9)).toEqual({ from: 2, to: 4 })
+  })
+})

@@ -1,0 +1,52 @@
+"""check.yaml (and contract.yaml) validated for the platform: the engine's parser (dq_engine.rowchecks)
+plus what only the platform knows, the live catalog's columns of the table.
+
+Used by param validation (rules/params.py: the `check_yaml` value type), the validate/preview API
+(executions/row_checks.py) and, through them, the browser's YAML editor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dq_engine.rowchecks import Problem, RuleSetInvalid, parse_rule_set
+from dq_engine.rowchecks.language import fields_by_entry
+
+CHECKS, CONTRACT = "checks", "contract"
+
+
+def rule_set_problems(
+    text: Any, columns: list[str] | None, language: str | None = CHECKS
+) -> tuple[list[Problem], list[Problem], list[dict[str, Any]]]:
+    """(problems, warnings, full form): the text's own problems, then the fields the table lacks
+    (matched exactly or by a unique case-insensitive name, as the engines resolve them). `columns`
+    None: the table is unknown, only the text is checked."""
+    if language == CONTRACT:
+        from dq_engine.rowchecks.contract import ContractInvalid, parse_contract
+
+        try:
+            contract = parse_contract(text)
+        except ContractInvalid as exc:
+            return exc.problems, [], []
+        return [], [], contract
+    try:
+        rule_set = parse_rule_set(text)
+    except RuleSetInvalid as exc:
+        return exc.problems, exc.warnings, []
+    problems = [] if columns is None else _unknown_fields(rule_set, columns)
+    return problems, rule_set.warnings, rule_set.checks
+
+
+def _unknown_fields(rule_set, columns: list[str]) -> list[Problem]:
+    exact, folded = set(columns), {}
+    for column in columns:
+        folded.setdefault(column.casefold(), []).append(column)
+    problems = []
+    for path, field in fields_by_entry(rule_set.checks):
+        if field in exact or len(folded.get(field.casefold(), [])) == 1:
+            continue
+        shown = ", ".join(columns[:20]) + (" …" if len(columns) > 20 else "")
+        problems.append(
+            Problem(f"unknown column `{field}`; the table has: {shown}.", rule_set.lines.get(path), path, "fields")
+        )
+    return problems

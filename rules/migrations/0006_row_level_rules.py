@@ -14,7 +14,7 @@ def load_row_level_templates(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('rules', '0004_checkversion_datasources'),
+        ('rules', '0005_dynamic_range_comparisons'),
     ]
 
     operations = [

@@ -22,7 +22,8 @@ Shape (JSON):
 }
 
 Metric kinds, predicates and the fields each needs: dq_engine/vocabulary (the one registry).
-A batch may name the engine that reads it (`"engine": "spark"`, the default; dq_engine/engines.py).
+A batch may name the engine that reads it (`"engine": "spark"`, the default; dq_engine/engines.py),
+or "auto" to let dq_engine/selection.py choose.
 
 Result document (JSON): see `dq_engine.result`.
 """
@@ -36,6 +37,8 @@ from dq_engine.engines import DEFAULT_ENGINE, ENGINES
 from dq_engine.vocabulary import METRIC_KINDS, PREDICATES, metric_fields
 
 FILE_FORMATS = ("parquet", "csv", "json", "orc")
+# A batch whose engine is "auto" gets one from dq_engine/selection.py when the spec runs.
+AUTO_ENGINE = "auto"
 
 
 class SpecError(ValueError):
@@ -210,8 +213,10 @@ def _parse_spec(data: Any) -> JobSpec:
         if source not in sources:
             raise SpecError(f"batches.{name}.source names an unknown source {source!r}.")
         engine = b.get("engine") or DEFAULT_ENGINE
-        if engine not in ENGINES:
-            raise SpecError(f"batches.{name}.engine must be one of {', '.join(ENGINES)}; got {engine!r}.")
+        if engine not in ENGINES and engine != AUTO_ENGINE:
+            raise SpecError(
+                f"batches.{name}.engine must be {AUTO_ENGINE} or one of {', '.join(ENGINES)}; got {engine!r}."
+            )
         batches[name] = Batch(
             source=source, filter=b.get("filter") or None, sample_fraction=b.get("sample_fraction"), engine=engine
         )

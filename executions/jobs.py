@@ -28,7 +28,9 @@ def build_job(run: Run) -> PreparedJob:
     for name, batch in definitions.items():
         datasource = Datasource.objects.get(pk=batch["datasource_id"])
         sources[name] = connector_for(datasource).engine_source(batch["table"], secrets)
-        batches[name] = {"source": name, "filter": batch["filter"]}
+        # The engine chosen when the run started (executions/engine_choice.py); "auto" for runs
+        # frozen before engines were chosen.
+        batches[name] = {"source": name, "filter": batch["filter"], "engine": batch.get("engine") or "auto"}
     checks = []
     # Each version computes what its own template version defines, whatever the template says now.
     for version in run.check_versions.select_related("definition"):

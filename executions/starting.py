@@ -13,8 +13,10 @@ from django.utils import timezone
 
 from datasources.connectors import connector_for
 from datasources.models import Datasource
+from dq_engine.selection import AUTO
 from rules.models import Check, CheckVersion, canonical_json, content_hash
 
+from .engine_choice import choose_for_run
 from .models import Run, datasource_ids_read
 
 
@@ -30,11 +32,14 @@ def start_run(
     biz_date: date | None = None,
     trigger: str = Run.Trigger.API,
     idempotency_key: str | None = None,
+    engine: str = AUTO,
 ) -> tuple[Run, bool]:
-    """Freeze the batch and the check versions, create the run, enqueue it after commit.
+    """Freeze the batch, the engine of each batch and the check versions, create the run, enqueue
+    it after commit.
 
     Returns (run, created); the same idempotency key returns the earlier run. Raises
-    RunRequestInvalid (naming `checks`) for a check that reads a deleted datasource.
+    RunRequestInvalid naming `checks` for a check that reads a deleted datasource, or `engine` for
+    an engine (the run's `engine`, or a datasource's pin) that cannot run one of the batches.
     """
     if idempotency_key:
         existing = Run.objects.filter(idempotency_key=idempotency_key).first()
@@ -45,6 +50,7 @@ def start_run(
     versions = [c.versions.get(number=c.current_version) for c in checks]
     parameters = {"biz_date": biz_date.isoformat()}
     batches, assignments = freeze_batches(versions, parameters)
+    choose_for_run(batches, assignments, versions, engine)
     try:
         with transaction.atomic():
             run = Run.objects.create(

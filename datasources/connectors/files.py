@@ -11,7 +11,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.dataset as pa_ds
 import pyarrow.fs as pa_fs
 
-from .base import Column, ConnectorError, TableNotFound
+from .base import Column, ConnectorError, TableNotFound, reader_options
 
 EXTENSIONS = {
     "parquet": (".parquet", ".parq"),
@@ -94,7 +94,12 @@ class FileConnector:
         return entry.path
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
-        return {"kind": "file", "format": self.ds.format, "path": self.dataset_path(table), "options": self.ds.options}
+        return {
+            "kind": "file",
+            "format": self.ds.format,
+            "path": self.dataset_path(table),
+            "options": reader_options(self.ds),
+        }
 
     def _format(self):
         if self.ds.format == "csv":

@@ -7,10 +7,10 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.dataset as pa_ds
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass
@@ -20,10 +20,31 @@ class Page:
     rows: list[list[Any]]
 
 
-def _dataset(path: str) -> pa_ds.Dataset | None:
+def _parts(path: str) -> list[Path]:
+    """The Parquet files of a result's error rows: the path itself, or the visible files under it
+    (Spark leaves _SUCCESS and .crc files beside its part files)."""
     if not path or not Path(path).exists():
+        return []
+    root = Path(path)
+    if root.is_file():
+        return [root]
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and not any(x.startswith((".", "_")) for x in p.relative_to(root).parts)
+    )
+
+
+def _table(path: str) -> pa.Table | None:
+    # pyarrow.parquet file by file, imported here: pyarrow.dataset would bring pandas into the web
+    # process (~140 MB) for what a few small files need.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = _parts(path)
+    if not parts:
         return None
-    return pa_ds.dataset(path, format="parquet", ignore_prefixes=[".", "_"])
+    return pa.concat_tables([pq.ParquetFile(part).read() for part in parts], promote_options="default")
 
 
 def _json_value(value: Any) -> Any:
@@ -33,10 +54,9 @@ def _json_value(value: Any) -> Any:
 
 
 def read_page(path: str, page: int, page_size: int) -> Page:
-    dataset = _dataset(path)
-    if dataset is None:
+    table = _table(path)
+    if table is None:
         return Page(0, [], [])
-    table = dataset.to_table()
     start = (page - 1) * page_size
     window = table.slice(start, page_size)
     rows = [[_json_value(v) for v in row.values()] for row in window.to_pylist()]
@@ -44,15 +64,15 @@ def read_page(path: str, page: int, page_size: int) -> Page:
 
 
 def csv_lines(path: str) -> Iterator[str]:
-    dataset = _dataset(path)
-    if dataset is None:
+    table = _table(path)
+    if table is None:
         return
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(dataset.schema.names)
+    writer.writerow(table.schema.names)
     yield _drain(buffer)
-    for batch in dataset.to_batches():
-        for row in pa.Table.from_batches([batch]).to_pylist():
+    for batch in table.to_batches():
+        for row in batch.to_pylist():
             writer.writerow(["" if v is None else _json_value(v) for v in row.values()])
         yield _drain(buffer)
 

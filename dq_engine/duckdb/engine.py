@@ -33,6 +33,10 @@ if TYPE_CHECKING:
     import duckdb
 
 CANCEL_POLL_SECONDS = 0.2
+# The process's in-memory DuckDB databases (one per memory limit and thread count); each run
+# opens its own connection (a cursor) to one and closes it at the end. It holds no tables.
+_databases: dict[tuple[str | None, int | None], duckdb.DuckDBPyConnection] = {}
+_databases_lock = threading.Lock()
 
 
 class DuckDBEngine:
@@ -109,14 +113,20 @@ class DuckDBEngine:
         }
 
     def connect(self) -> duckdb.DuckDBPyConnection:
-        import duckdb
+        """A connection of its own for this run (its temp views are its own, and go with it) to the
+        process's in-memory DuckDB database, opened once per setting (opening one costs ~50 ms)."""
+        key = (self.memory_limit, self.threads)
+        with _databases_lock:
+            if key not in _databases:
+                import duckdb
 
-        config: dict[str, Any] = {"temp_directory": os.path.join(tempfile.gettempdir(), "dq-duckdb")}
-        if self.memory_limit:
-            config["memory_limit"] = self.memory_limit
-        if self.threads:
-            config["threads"] = int(self.threads)
-        return duckdb.connect(":memory:", config=config)
+                config: dict[str, Any] = {"temp_directory": os.path.join(tempfile.gettempdir(), "dq-duckdb")}
+                if self.memory_limit:
+                    config["memory_limit"] = self.memory_limit
+                if self.threads:
+                    config["threads"] = int(self.threads)
+                _databases[key] = duckdb.connect(":memory:", config=config)
+            return _databases[key].cursor()
 
 
 @contextmanager
@@ -126,10 +136,10 @@ def interrupted_on(cancel: threading.Event, con: duckdb.DuckDBPyConnection) -> I
     finished = threading.Event()
 
     def watch() -> None:
-        while not finished.is_set():
-            if cancel.wait(CANCEL_POLL_SECONDS) and not finished.is_set():
+        # Waits on `finished`, so the run's end releases the watcher at once (no poll left to sleep).
+        while not finished.wait(CANCEL_POLL_SECONDS):
+            if cancel.is_set():
                 con.interrupt()
-                finished.wait(CANCEL_POLL_SECONDS)
 
     watcher = threading.Thread(target=watch, name="dq-duckdb-cancel", daemon=True)
     watcher.start()

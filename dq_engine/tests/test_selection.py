@@ -167,3 +167,18 @@ def test_dq_engine_run_resolves_auto_batches_and_reports_why(files, tmp_path):
     assert document["batches"]["b"]["engine"] == "duckdb"
     assert document["batches"]["b"]["engine_reason"].startswith("auto: local parquet files")
     assert document["checks"]["nulls"]["statistic"] == 2.0 and document["spark_application_id"] is None
+
+
+def test_the_launcher_needs_spark_only_for_a_spec_with_a_spark_batch_or_a_check_across_engines(files):
+    from dq_engine.dispatch import needs_spark
+
+    accuracy = {"id": "acc", "name": "acc", "batch": "a", "target_batch": "t"}
+    accuracy["metric"] = {"kind": "unmatched_rows", "mappings": [{"source": "x", "operator": "=", "target": "x"}]}
+    on_duckdb = _spec(files, {"a": "small"}, [_count("n", "a")]).to_dict()
+    across = _spec(files, {"a": "small", "t": "db"}, [accuracy]).to_dict()
+    for spec in (on_duckdb, across):
+        for batch in spec["batches"].values():
+            batch["engine"] = "auto"
+
+    assert needs_spark(on_duckdb) is False
+    assert needs_spark(across) is True

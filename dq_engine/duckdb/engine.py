@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 CANCEL_POLL_SECONDS = 0.2
 # The process's in-memory DuckDB databases (one per memory limit and thread count); each run
 # opens its own connection (a cursor) to one and closes it at the end. It holds no tables.
-_databases: dict[tuple[str | None, int | None], duckdb.DuckDBPyConnection] = {}
+_databases: dict[tuple[int, str | None, int | None], duckdb.DuckDBPyConnection] = {}
 _databases_lock = threading.Lock()
 
 
@@ -115,12 +115,14 @@ class DuckDBEngine:
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A connection of its own for this run (its temp views are its own, and go with it) to the
         process's in-memory DuckDB database, opened once per setting (opening one costs ~50 ms)."""
-        key = (self.memory_limit, self.threads)
+        key = (os.getpid(), self.memory_limit, self.threads)  # a forked child opens its own
         with _databases_lock:
             if key not in _databases:
                 import duckdb
 
-                config: dict[str, Any] = {"temp_directory": os.path.join(tempfile.gettempdir(), "dq-duckdb")}
+                # One spill directory per process: two workers must never share DuckDB temp files.
+                spill = os.path.join(tempfile.gettempdir(), f"dq-duckdb-{os.getpid()}")
+                config: dict[str, Any] = {"temp_directory": spill}
                 if self.memory_limit:
                     config["memory_limit"] = self.memory_limit
                 if self.threads:

@@ -117,3 +117,13 @@ def test_a_run_on_duckdb_finishes_without_spark_and_the_batch_reports_its_engine
     assert run["batches"]["b1"]["engine"] == "duckdb"
     rows = client.get(f"/api/v1/results/{run['results'][0]['id']}/error-rows/").json()
     assert rows["count"] == 1 and rows["rows"][0][rows["columns"].index("_dq_check")] == "status present"
+
+
+def test_dq_run_pins_an_engine_and_names_the_batch_it_cannot_read(cast, pg_check, lake_check):
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="Engine 'duckdb' cannot run warehouse-pg / dq_test.orders"):
+        call_command("dq_run", "--check", str(pg_check), "--engine", "duckdb", "--user", "author")
+    call_command("dq_run", "--check", str(lake_check), "--engine", "spark", "--user", "author")
+
+    assert Run.objects.get().batches["definitions"]["b1"]["engine"] == "spark"

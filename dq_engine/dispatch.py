@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from dq_engine import plan as planning
 from dq_engine.engines import make_engine
 from dq_engine.result import merge_documents, refusal_document
-from dq_engine.selection import choose_engines
+from dq_engine.selection import EngineRefused, choose_engines
 from dq_engine.spec import AUTO_ENGINE, JobSpec
 
 if TYPE_CHECKING:
@@ -63,7 +63,11 @@ def resolve_auto(spec: JobSpec) -> tuple[JobSpec, dict[str, str]]:
     auto = [name for name, batch in spec.batches.items() if batch.engine == AUTO_ENGINE]
     if not auto:
         return spec, {}
-    choices = choose_engines(spec)
+    pinned = {name: batch.engine for name, batch in spec.batches.items() if name not in auto}
+    try:  # the batches with an engine count as pinned (a check across them and an auto one, ...)
+        choices = choose_engines(spec, pins=pinned)
+    except EngineRefused:  # a pinned engine that cannot run its batch reports that itself, below
+        choices = choose_engines(spec)
     batches = {
         name: replace(batch, engine=choices[name].engine) if name in auto else batch
         for name, batch in spec.batches.items()

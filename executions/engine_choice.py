@@ -3,7 +3,7 @@
 
 The decision is dq_engine.selection's (auto, or the run's / the datasource's pinned engine); this
 module only describes the run's batches and checks to it. A pinned engine that cannot run a batch
-is a RunRequestInvalid naming `engine`, which the API answers with 400.
+raises dq_engine.selection.EngineRefused, which start_run turns into a 400 naming `engine`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.conf import settings
 from datasources.connectors import connector_for
 from datasources.models import Datasource
 from dq_engine import vocabulary
-from dq_engine.selection import AUTO, EngineRefused, choose_engines
+from dq_engine.selection import AUTO, choose_engines
 from dq_engine.spec import JobSpec, SpecError
 from rules.models import CheckVersion
 
@@ -29,9 +29,8 @@ def choose_for_run(
     versions: list[CheckVersion],
     requested: str = AUTO,
 ) -> None:
-    """Write each batch's engine and the reason into `definitions` (in place)."""
-    from .starting import RunRequestInvalid
-
+    """Write each batch's engine and the reason into `definitions` (in place); EngineRefused for a
+    pinned engine that cannot run a batch."""
     datasources = {
         d.pk: d for d in Datasource.objects.filter(pk__in={b["datasource_id"] for b in definitions.values()})
     }
@@ -60,17 +59,14 @@ def choose_for_run(
         for batch in definitions.values():
             batch.update(engine="spark", engine_reason="spark: the checks could not be described to the selection")
         return
-    try:
-        choices = choose_engines(
-            spec,
-            requested=requested,
-            pins={name: datasources[b["datasource_id"]].pinned_engine for name, b in definitions.items()},
-            origins={name: b["datasource_id"] for name, b in definitions.items()},
-            duckdb_max_bytes=settings.DQ_DUCKDB_MAX_BYTES,
-            describe={name: f"{b['datasource']} / {b['table']}" for name, b in definitions.items()},
-        )
-    except EngineRefused as exc:
-        raise RunRequestInvalid({"engine": [str(exc)]}) from None
+    choices = choose_engines(
+        spec,
+        requested=requested,
+        pins={name: datasources[b["datasource_id"]].pinned_engine for name, b in definitions.items()},
+        origins={name: b["datasource_id"] for name, b in definitions.items()},
+        duckdb_max_bytes=settings.DQ_DUCKDB_MAX_BYTES,
+        describe={name: f"{b['datasource']} / {b['table']}" for name, b in definitions.items()},
+    )
     for name, choice in choices.items():
         definitions[name].update(engine=choice.engine, engine_reason=choice.reason)
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from datasources.connectors import connector_for
 from datasources.models import Datasource
-from dq_engine.selection import AUTO
+from dq_engine.selection import AUTO, EngineRefused
 from rules.models import Check, CheckVersion, canonical_json, content_hash
 
 from .engine_choice import choose_for_run
@@ -50,7 +50,10 @@ def start_run(
     versions = [c.versions.get(number=c.current_version) for c in checks]
     parameters = {"biz_date": biz_date.isoformat()}
     batches, assignments = freeze_batches(versions, parameters)
-    choose_for_run(batches, assignments, versions, engine)
+    try:
+        choose_for_run(batches, assignments, versions, engine)
+    except EngineRefused as exc:
+        raise RunRequestInvalid({"engine": [str(exc)]}) from None
     try:
         with transaction.atomic():
             run = Run.objects.create(

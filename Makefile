@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: run test lint bench setup setup-dev system-deps services frontend jvm clean
+.PHONY: run test lint bench bench-e2e setup setup-dev system-deps services frontend jvm clean
 
 run: setup system-deps jvm frontend
 	@scripts/run.sh
@@ -18,6 +18,10 @@ test: setup-dev services
 # The engine benchmark (bench/README.md); size with BENCH_ROWS, e.g. BENCH_ROWS=10000000 make bench.
 bench: setup system-deps jvm
 	@BENCH_ROWS=$${BENCH_ROWS:-5000000} $(PY) -m bench.run
+
+# POST /runs/ → finished, 14 checks on a 20,000-row file source, warm embedded worker (bench/README.md).
+bench-e2e: setup
+	@$(PY) -m bench.e2e
 
 lint: setup-dev
 	$(VENV)/bin/ruff check .

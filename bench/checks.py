@@ -119,12 +119,15 @@ def row_level_checks() -> tuple[BenchCheck, ...]:
     return tuple(c for c in CHECKS if c.row_level)
 
 
-def full_set_spec(orders_path: str, customers_path: str, checks: tuple[BenchCheck, ...] = CHECKS) -> dict[str, Any]:
-    """A dq_engine job spec (JSON shape of dq_engine/spec.py) for `checks`; no error-row sink."""
-    batches = {ORDERS_BATCH: {"source": "orders", "filter": None, "sample_fraction": None}}
+def full_set_spec(
+    orders_path: str, customers_path: str, checks: tuple[BenchCheck, ...] = CHECKS, engine: str = "spark"
+) -> dict[str, Any]:
+    """A dq_engine job spec (JSON shape of dq_engine/spec.py) for `checks`, every batch on `engine`;
+    no error-row sink."""
+    batches = {ORDERS_BATCH: {"source": "orders", "filter": None, "sample_fraction": None, "engine": engine}}
     sources = {"orders": {"kind": "file", "format": "parquet", "path": str(orders_path), "options": {}}}
     if any(c.target_batch == CUSTOMERS_BATCH for c in checks):
-        batches[CUSTOMERS_BATCH] = {"source": "customers", "filter": None, "sample_fraction": None}
+        batches[CUSTOMERS_BATCH] = {"source": "customers", "filter": None, "sample_fraction": None, "engine": engine}
         sources["customers"] = {"kind": "file", "format": "parquet", "path": str(customers_path), "options": {}}
     return {
         "run_id": "bench",

@@ -1,4 +1,4 @@
-"""Time the same 20 checks three ways in one SparkSession, as ratios to the scan floor.
+"""Time the same 20 checks four ways, as ratios to Spark's scan floor.
 
 - scan floor: read every column the checks touch once and discard it (Spark's `noop` sink);
   nothing that computes these checks can read less.
@@ -6,10 +6,13 @@
   the group-bys, the join and the custom SQL). No error-row sink: this times the statistics.
 - per rule: DolphinScheduler's way: each check is its own Spark SQL query, written like its SQL
   templates, on a fresh read of the source (new DataFrame, `clearCache()` in between).
+- embedded: `dq_engine.run` on the full set with every batch on the DuckDB engine (in-process,
+  no JVM), on the same files.
 
 Every way's numbers are checked against each other and against the counts the generator planted;
 a mismatch fails the run (a benchmark that computes wrong numbers is worthless). The last line is
-`row_level=<x> full_set=<y> per_rule=<z>`, each a ratio to the scan floor.
+`row_level=<x> full_set=<y> per_rule=<z> embedded_full_set=<e>`, each a ratio to Spark's scan floor
+(`embedded_full_set`: the DuckDB engine on the same files, the full set).
 
 Run: `make bench`, or `BENCH_ROWS=10000000 .venv/bin/python -m bench.run [--repeat N] [--breakdown]`.
 """
@@ -59,6 +62,7 @@ def warm_up(spark: SparkSession, dataset: gen.Dataset) -> None:
     run_fused(spark, first_part, CHECKS)
     run_fused(spark, first_part, bench_checks.row_level_checks())
     run_per_rule(spark, first_part, CHECKS)
+    run_fused(None, first_part, CHECKS, engine="duckdb")
     scan_floor(spark, dataset)
 
 
@@ -73,12 +77,14 @@ def scan_floor(spark: SparkSession, dataset: gen.Dataset) -> None:
 
 
 # --- way 2: the fused engine --------------------------------------------------------------------
-def run_fused(spark: SparkSession, dataset: gen.Dataset, checks: Iterable[BenchCheck]) -> dict[str, Any]:
-    """`dq_engine.run` on a spec holding `checks`; returns {check id: statistic}."""
+def run_fused(
+    spark: SparkSession | None, dataset: gen.Dataset, checks: Iterable[BenchCheck], engine: str = "spark"
+) -> dict[str, Any]:
+    """`dq_engine.run` on a spec holding `checks`, every batch on `engine`; returns {check id: statistic}."""
     import dq_engine
 
     checks = tuple(checks)
-    spec = bench_checks.full_set_spec(str(dataset.orders), str(dataset.customers), checks)
+    spec = bench_checks.full_set_spec(str(dataset.orders), str(dataset.customers), checks, engine=engine)
     return engine_statistics(dq_engine.run(spec, spark=spark), [c.id for c in checks])
 
 
@@ -244,6 +250,12 @@ def benchmark(
             f"one query per rule, fresh reads ({len(CHECKS)} queries)",
             lambda: run_per_rule(spark, dataset, CHECKS, rule_seconds),
         ),
+        # The embedded engine on the same files (no JVM): its time over Spark's scan floor.
+        "embedded_full_set": Way(
+            f"DuckDB engine, full set ({len(CHECKS)} checks)",
+            lambda: run_fused(None, dataset, CHECKS, engine="duckdb"),
+        ),
+        # h5: the pushdown engine on the same data loaded in PostgreSQL goes here (pushdown_speedup).
     }
     log(f"warming up on {dataset.rows:,} rows ...")
     load_before = os.getloadavg()[0]
@@ -259,6 +271,7 @@ def benchmark(
             per_rule=ways["per_rule"].values[attempt],
             full_set=ways["full_set"].values[attempt],
             row_level=ways["row_level"].values[attempt],
+            embedded_full_set=ways["embedded_full_set"].values[attempt],
         )
     log(f"all {len(CHECKS)} statistics agree across the ways and with the planted counts")
     if breakdown:
@@ -281,7 +294,8 @@ def _print_table(dataset, repeat, ways, ratios, spark, log, load: tuple[float, f
         log(f"{way.label:<58}{way.best:>9.2f}{ratios[name]:>9.2f}")
     log(
         f"per rule / full set = {ways['per_rule'].best / ways['full_set'].best:.2f}x "
-        f"(target >= 2); row-level / floor = {ratios['row_level']:.2f} (target <= 1.3)"
+        f"(target >= 2); row-level / floor = {ratios['row_level']:.2f} (target <= 1.3); "
+        f"DuckDB full set / Spark floor = {ratios['embedded_full_set']:.2f} (target <= 2)"
     )
 
 
@@ -398,8 +412,15 @@ def main(argv: list[str] | None = None) -> None:
             extra.update(pushdown_benchmark(spark, dataset, repeat=repeat))
     finally:
         spark.stop()
-    last = f"row_level={ratios['row_level']:.2f} full_set={ratios['full_set']:.2f} per_rule={ratios['per_rule']:.2f}"
-    print(" ".join([last, *(f"{key}={value:.2f}" for key, value in extra.items())]))
+    print(last_line({**ratios, **extra}))
+
+
+# The keys of the last line, in order (each a ratio, 2 decimals); a way adds its key here.
+LAST_LINE_KEYS = ("row_level", "full_set", "per_rule", "embedded_full_set", "pushdown_speedup")
+
+
+def last_line(ratios: dict[str, float]) -> str:
+    return " ".join(f"{key}={ratios[key]:.2f}" for key in LAST_LINE_KEYS if key in ratios)
 
 
 if __name__ == "__main__":

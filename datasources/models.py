@@ -14,6 +14,9 @@ from django.utils import timezone
 
 from . import crypto
 from .connectors import default_port
+from .connectors.base import ENGINE_OPTION
+
+AUTO = "auto"
 
 REMOTE_SCHEMES = ("hdfs", "s3a")
 OPTION_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
@@ -228,7 +231,36 @@ class Datasource(models.Model):
             return {
                 "options": [f"Option names must be simple identifiers with scalar values: {', '.join(map(str, bad))}."]
             }
-        return {}
+        problem = self._engine_problem()
+        return {"options": [problem]} if problem else {}
+
+    @property
+    def pinned_engine(self) -> str:
+        """The engine every run reads this datasource with (`engine` option), or "auto"."""
+        return str((self.options or {}).get(ENGINE_OPTION) or AUTO) if isinstance(self.options, dict) else AUTO
+
+    def _engine_problem(self) -> str | None:
+        """An `engine` option must name an installed engine that can read this kind of source."""
+        from dq_engine.engines import make_engine
+        from dq_engine.selection import CHOICES
+
+        engine = self.pinned_engine
+        if engine not in CHOICES:
+            return f"The engine option must be one of {', '.join(CHOICES)}; got {engine!r}."
+        if engine == AUTO:
+            return None
+        reason = make_engine(engine).reason_cannot_read(self.engine_source_shape())
+        return f"The {engine} engine cannot read this datasource: {reason}" if reason else None
+
+    def engine_source_shape(self):
+        """What kind of source the engine sees (no table, no secret): what an engine pin is checked
+        against."""
+        from dq_engine.spec import FileSource, JdbcSource
+
+        if self.type == self.Type.FILE:
+            return FileSource(format=self.format or "parquet", path=self.path)
+        scheme = "postgresql" if self.type == self.Type.POSTGRESQL else "mariadb"
+        return JdbcSource(url=f"jdbc:{scheme}://{self.host}:{self.port}/{self.database}", driver="", table="")
 
     def local_path(self) -> Path:
         """The resolved local directory of a file datasource (validated to lie under a root)."""

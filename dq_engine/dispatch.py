@@ -1,6 +1,7 @@
 """`dq_engine.run`: one job spec → each batch to its engine → one result document.
 
-The spec's batches name their engine (`engine`, default "spark"; dq_engine/engines.py). The
+The spec's batches name their engine (`engine`, default "spark"; dq_engine/engines.py), or
+"auto" (dq_engine/selection.py decides, and the document's batch says why: `engine_reason`). The
 checks go with their batch; a check reading two batches of different engines (accuracy, value
 comparison across engines) runs on Spark, which reads both. Each engine runs on its part of the
 spec, and the documents are merged: a batch is reported by its own engine, a check by the engine
@@ -17,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from dq_engine import plan as planning
 from dq_engine.engines import make_engine
 from dq_engine.result import merge_documents, refusal_document
-from dq_engine.spec import JobSpec
+from dq_engine.selection import EngineRefused, choose_engines
+from dq_engine.spec import AUTO_ENGINE, JobSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -32,6 +34,7 @@ def run(
     *,
     spark: SparkSession | Callable[[], SparkSession] | None = None,
     cancel: threading.Event | None = None,
+    engine_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run every check of the spec and return the result document (dq_engine/result.py).
 
@@ -41,12 +44,47 @@ def run(
       it only when a batch needs Spark. None: the process's active session, or a new default one.
     - `cancel`: a threading.Event; once set, the engines stop and unfinished checks end `error`
       with a message saying the run was cancelled.
+    - `engine_options`: further resources the engines take by name (`duckdb_memory_limit`, ...).
 
     Raises SpecError for a malformed spec (dq_engine.spec); every other failure is in the document.
     """
     job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
     planning.validate(job)
-    resources = {"spark": spark}
+    job, reasons = resolve_auto(job)
+    document = _run_parts(job, secrets, {**(engine_options or {}), "spark": spark}, cancel)
+    for name, reason in reasons.items():
+        if name in document["batches"]:
+            document["batches"][name]["engine_reason"] = reason
+    return document
+
+
+def resolve_auto(spec: JobSpec) -> tuple[JobSpec, dict[str, str]]:
+    """The spec with every "auto" batch given its engine (dq_engine/selection.py), and the reasons."""
+    auto = [name for name, batch in spec.batches.items() if batch.engine == AUTO_ENGINE]
+    if not auto:
+        return spec, {}
+    pinned = {name: batch.engine for name, batch in spec.batches.items() if name not in auto}
+    try:  # the batches with an engine count as pinned (a check across them and an auto one, ...)
+        choices = choose_engines(spec, pins=pinned)
+    except EngineRefused:  # a pinned engine that cannot run its batch reports that itself, below
+        choices = choose_engines(spec)
+    batches = {
+        name: replace(batch, engine=choices[name].engine) if name in auto else batch
+        for name, batch in spec.batches.items()
+    }
+    return replace(spec, batches=batches), {name: choices[name].reason for name in auto}
+
+
+def needs_spark(spec: JobSpec | dict[str, Any]) -> bool:
+    """Whether some batch or check of the spec runs on Spark (the launcher starts Spark only then)."""
+    job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
+    job, _ = resolve_auto(job)
+    return CROSS_ENGINE in split_by_engine(job)
+
+
+def _run_parts(
+    job: JobSpec, secrets: Mapping[str, str] | None, resources: dict[str, Any], cancel: threading.Event | None
+) -> dict[str, Any]:
     parts = split_by_engine(job)
     documents: list[tuple[set[str], dict[str, Any]]] = []
     for key, part in parts.items():

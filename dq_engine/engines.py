@@ -10,6 +10,15 @@ arguments; each engine takes the ones it uses and ignores the rest), and answeri
   its work and every check it has not finished ends `error` with a message saying it was
   cancelled.
 
+Optional, asked by `auto` selection (dq_engine/selection.py) before anything is read:
+
+- `reason_cannot_check(check) -> str | None`: why a check (a spec CheckSpec) should not run on this
+  engine (it would answer it differently from Spark), or None;
+- `reason_cannot_filter(batch) -> str | None`: the same for a batch's filter.
+
+Building an engine with no resources must be cheap (no session, no connection): selection does so
+in the web app.
+
 A new engine plugs in by adding its dotted path here (and its package).
 """
 
@@ -23,6 +32,7 @@ from typing import Any, Protocol
 ENGINES: dict[str, str] = {
     "spark": "dq_engine.spark.engine.SparkEngine",
     "pushdown": "dq_engine.pushdown.engine.PushdownEngine",
+    "duckdb": "dq_engine.duckdb.engine.DuckDBEngine",
 }
 DEFAULT_ENGINE = "spark"
 

@@ -25,7 +25,8 @@ Shape (JSON):
 `limits.statement_timeout_seconds` bounds each statement an engine runs in a database (pushdown).
 
 Metric kinds, predicates and the fields each needs: dq_engine/vocabulary (the one registry).
-A batch may name the engine that reads it (`"engine": "spark"`, the default; dq_engine/engines.py).
+A batch may name the engine that reads it (`"engine": "spark"`, the default; dq_engine/engines.py),
+or "auto" to let dq_engine/selection.py choose.
 
 Result document (JSON): see `dq_engine.result`.
 """
@@ -39,6 +40,8 @@ from dq_engine.engines import DEFAULT_ENGINE, ENGINES
 from dq_engine.vocabulary import METRIC_KINDS, PREDICATES, metric_fields
 
 FILE_FORMATS = ("parquet", "csv", "json", "orc")
+# A batch whose engine is "auto" gets one from dq_engine/selection.py when the spec runs.
+AUTO_ENGINE = "auto"
 
 
 class SpecError(ValueError):
@@ -227,8 +230,10 @@ def _parse_spec(data: Any) -> JobSpec:
         if source not in sources:
             raise SpecError(f"batches.{name}.source names an unknown source {source!r}.")
         engine = b.get("engine") or DEFAULT_ENGINE
-        if engine not in ENGINES:
-            raise SpecError(f"batches.{name}.engine must be one of {', '.join(ENGINES)}; got {engine!r}.")
+        if engine not in ENGINES and engine != AUTO_ENGINE:
+            raise SpecError(
+                f"batches.{name}.engine must be {AUTO_ENGINE} or one of {', '.join(ENGINES)}; got {engine!r}."
+            )
         limit = b.get("limit")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise SpecError(f"batches.{name}.limit must be a whole number ≥ 1; got {limit!r}.")

@@ -336,6 +336,14 @@ DQ_FILE_ROOTS = [
     Path(p).resolve() for p in _env("list", "DQ_FILE_ROOTS", default=[str(VAR_DIR / "demo"), str(VAR_DIR / "files")])
 ]
 DQ_ENGINE_MODE = _choice("DQ_ENGINE_MODE", "in_process", ("in_process", "spark_submit"))
+# `auto` engine selection (dq_engine/selection.py): local files up to this many bytes are read by
+# the embedded DuckDB engine (no JVM), larger ones by Spark.
+DQ_DUCKDB_MAX_BYTES = _env("int", "DQ_DUCKDB_MAX_BYTES", default=2 * 1024**3)
+if DQ_DUCKDB_MAX_BYTES < 0:
+    raise ImproperlyConfigured("DQ_DUCKDB_MAX_BYTES must be 0 or more (0 sends every file source to Spark).")
+# DuckDB's memory limit in the worker (e.g. "1GB"; empty: DuckDB's default, 80% of RAM); it
+# spills to the temp directory beyond it.
+DQ_DUCKDB_MEMORY_LIMIT = _env("str", "DQ_DUCKDB_MEMORY_LIMIT", default="")
 # --- the run lifecycle (README "Runs that never get lost") ------------------------------------
 # A run's time limit: when it passes, the worker cancels the run's Spark jobs, ends it `error` and
 # takes the next run. Celery's own limits on the task are a backstop a little later.

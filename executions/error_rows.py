@@ -7,10 +7,10 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.dataset as pa_ds
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass
@@ -20,10 +20,31 @@ class Page:
     rows: list[list[Any]]
 
 
-def _dataset(path: str) -> pa_ds.Dataset | None:
+def _parts(path: str) -> list[Path]:
+    """The Parquet files of a result's error rows: the path itself, or the visible files under it
+    (Spark leaves _SUCCESS and .crc files beside its part files)."""
     if not path or not Path(path).exists():
+        return []
+    root = Path(path)
+    if root.is_file():
+        return [root]
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and not any(x.startswith((".", "_")) for x in p.relative_to(root).parts)
+    )
+
+
+def _table(path: str) -> pa.Table | None:
+    # pyarrow.parquet file by file, imported here: pyarrow.dataset would bring pandas into the web
+    # process (~140 MB) for what a few small files need.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = _parts(path)
+    if not parts:
         return None
-    return pa_ds.dataset(path, format="parquet", ignore_prefixes=[".", "_"])
+    return pa.concat_tables([pq.ParquetFile(part).read() for part in parts], promote_options="default")
 
 
 def _json_value(value: Any) -> Any:
@@ -38,10 +59,9 @@ FAILED_CHECKS_COLUMN = "_dq_failed_checks"  # a row_level_check's error rows: th
 def read_page(path: str, page: int, page_size: int, check_name: str | None = None) -> Page:
     """One page of a result's error rows; `check_name`: only the rows of a row_level_check failing
     that check (an error-row store without `_dq_failed_checks` then has none)."""
-    dataset = _dataset(path)
-    if dataset is None:
+    table = _table(path)
+    if table is None:
         return Page(0, [], [])
-    table = dataset.to_table()
     if check_name is not None:
         table = _failing(table, check_name)
     start = (page - 1) * page_size
@@ -65,6 +85,8 @@ def spreadsheet_safe(value: Any) -> Any:
 
 
 def _failing(table: pa.Table, check_name: str) -> pa.Table:
+    import pyarrow as pa
+
     if FAILED_CHECKS_COLUMN not in table.column_names:
         return table.slice(0, 0)
     names = table.column(FAILED_CHECKS_COLUMN).to_pylist()
@@ -73,15 +95,15 @@ def _failing(table: pa.Table, check_name: str) -> pa.Table:
 
 
 def csv_lines(path: str) -> Iterator[str]:
-    dataset = _dataset(path)
-    if dataset is None:
+    table = _table(path)
+    if table is None:
         return
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow([spreadsheet_safe(name) for name in dataset.schema.names])
+    writer.writerow([spreadsheet_safe(name) for name in table.schema.names])
     yield _drain(buffer)
-    for batch in dataset.to_batches():
-        for row in pa.Table.from_batches([batch]).to_pylist():
+    for batch in table.to_batches():
+        for row in batch.to_pylist():
             writer.writerow([_csv_cell(v) for v in row.values()])
         yield _drain(buffer)
 

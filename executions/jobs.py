@@ -34,7 +34,9 @@ def build_job(run: Run) -> PreparedJob:
                 "numPartitions": str(settings.DQ_SPARK_JDBC_PARTITIONS),
                 **sources[name]["options"],
             }
-        batches[name] = {"source": name, "filter": batch["filter"]}
+        # The engine chosen when the run started (executions/engine_choice.py); "auto" for runs
+        # frozen before engines were chosen.
+        batches[name] = {"source": name, "filter": batch["filter"], "engine": batch.get("engine") or "auto"}
     checks = []
     # Each version computes what its own template version defines, whatever the template says now.
     for version in run.check_versions.select_related("definition"):

@@ -29,6 +29,7 @@ from typing import Any
 
 from django.conf import settings
 
+from dq_engine.dispatch import needs_spark
 from dq_engine.spark.jvm import functions_jar
 
 from .jobs import PreparedJob
@@ -57,9 +58,9 @@ class RunStopped(Exception):
 
 
 def launch(job: PreparedJob, should_stop: StopCheck = lambda: None) -> dict[str, Any]:
-    if settings.DQ_ENGINE_MODE == "spark_submit":
+    if settings.DQ_ENGINE_MODE == "spark_submit" and needs_spark(job.spec):
         return _spark_submit(job, should_stop)
-    return _in_process(job, should_stop)
+    return _in_process(job, should_stop)  # no Spark needed (DuckDB, pushdown): no application either
 
 
 def spark_session():
@@ -78,7 +79,13 @@ def _in_process(job: PreparedJob, should_stop: StopCheck) -> dict[str, Any]:
     with _watching(should_stop, cancel.set) as stopped:
         try:
             # A session-maker, not a session: Spark starts only if a batch needs it.
-            document = dq_engine.run(job.spec, job.secrets, spark=spark_session, cancel=cancel)
+            document = dq_engine.run(
+                job.spec,
+                job.secrets,
+                spark=spark_session,
+                cancel=cancel,
+                engine_options={"duckdb_memory_limit": settings.DQ_DUCKDB_MEMORY_LIMIT or None},
+            )
         except Exception:
             if stopped:  # the engine failed because its work was cancelled: say why
                 raise RunStopped(stopped[0]) from None

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from dq_engine.selection import AUTO
+from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from rules.models import Check
 
 from .evaluation import evaluate, formula_in_words, passing_band
@@ -9,7 +11,7 @@ from .models import Result, Run
 
 
 class RunRequestSerializer(serializers.Serializer):
-    """`{"checks": [ids], "biz_date"?: "YYYY-MM-DD", "idempotency_key"?, "trigger"?}`."""
+    """`{"checks": [ids], "biz_date"?: "YYYY-MM-DD", "idempotency_key"?, "trigger"?, "engine"?}`."""
 
     checks = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), min_length=1, max_length=500
@@ -18,6 +20,13 @@ class RunRequestSerializer(serializers.Serializer):
     idempotency_key = serializers.CharField(required=False, max_length=200, allow_blank=False)
     trigger = serializers.ChoiceField(
         choices=[Run.Trigger.MANUAL, Run.Trigger.API, Run.Trigger.BACKFILL], required=False
+    )
+    engine = serializers.ChoiceField(
+        choices=list(ENGINE_CHOICES),
+        required=False,
+        default=AUTO,
+        help_text="Which engine reads every batch: auto (per batch: pushdown for a database table, DuckDB "
+        "for small local files, else Spark) or one engine for all; one that cannot read a batch is a 400.",
     )
 
     def validate_checks(self, ids: list[int]) -> list[Check]:

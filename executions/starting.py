@@ -14,9 +14,11 @@ from sqlglot import exp
 
 from datasources.connectors import connector_for
 from datasources.models import Datasource
+from dq_engine.selection import AUTO, EngineRefused
 from dq_engine.sql_safety import filter_to_spark_sql, parse_filter
 from rules.models import Check, CheckVersion, canonical_json, content_hash
 
+from .engine_choice import choose_for_run
 from .models import Run, datasource_ids_read
 
 
@@ -34,15 +36,18 @@ def start_run(
     idempotency_key: str | None = None,
     partitions: dict[tuple[int, str], dict[str, Any]] | None = None,
     context: dict[str, str] | None = None,
+    engine: str = AUTO,
 ) -> tuple[Run, bool]:
-    """Freeze the batch and the check versions, create the run, enqueue it after commit.
+    """Freeze the batch, the engine of each batch and the check versions, create the run, enqueue
+    it after commit.
 
     `partitions` ({(datasource id, table): {column: value}}) narrows every batch reading that
     table to one partition: equality filters ANDed to each check's own filter (a registered
     batch, gates/registering.py). `context` adds to the run's parameters (the gate's batch id and
     schedule type, which history comparisons read). Returns (run, created); the same idempotency
-    key returns the earlier run. Raises RunRequestInvalid (naming `checks`) for a check that reads
-    a deleted datasource.
+    key returns the earlier run. Raises RunRequestInvalid naming `checks` for a check that reads
+    a deleted datasource, or `engine` for an engine (the run's `engine`, or a datasource's pin)
+    that cannot run one of the batches.
     """
     if idempotency_key:
         existing = Run.objects.filter(idempotency_key=idempotency_key).first()
@@ -53,6 +58,10 @@ def start_run(
     versions = [c.versions.get(number=c.current_version) for c in checks]
     parameters = {**(context or {}), "biz_date": biz_date.isoformat()}
     batches, assignments = freeze_batches(versions, parameters, partitions)
+    try:
+        choose_for_run(batches, assignments, versions, engine)
+    except EngineRefused as exc:
+        raise RunRequestInvalid({"engine": [str(exc)]}) from None
     try:
         with transaction.atomic():
             run = Run.objects.create(

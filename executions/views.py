@@ -88,6 +88,7 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
                 biz_date=data.get("biz_date"),
                 trigger=data.get("trigger", Run.Trigger.API),
                 idempotency_key=data.get("idempotency_key"),
+                engine=data.get("engine", "auto"),
             )
         except RunRequestInvalid as exc:
             raise ValidationError(exc.fields) from None

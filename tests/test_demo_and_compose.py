@@ -294,3 +294,17 @@ def test_it_creates_the_demo_checks_once_owned_by_the_admin(var_dir, django_user
     assert checks.count() == 7 and {c.owner_id for c in checks} == {admin.pk}
     ids = checks.get(name="demo · order ids unique").params
     assert ids["src_datasource_id"] == Datasource.objects.get(name="demo").pk and ids["src_field"] == "order_id"
+
+
+def test_the_demo_checks_run_on_duckdb_when_auto_picks_the_engine(var_dir, django_user_model):
+    from executions.starting import start_run
+    from rules.models import Check
+
+    admin = django_user_model.objects.create_superuser("admin", password="admin-pass-123")
+    run("load_demo")
+
+    started, _ = start_run(list(Check.objects.filter(name__startswith="demo · ")), admin)
+
+    batches = started.batches["definitions"].values()
+    assert {b["engine"] for b in batches} == {"duckdb"}
+    assert all(b["engine_reason"].startswith("auto: local parquet files") for b in batches)

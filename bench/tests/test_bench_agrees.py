@@ -65,3 +65,16 @@ def test_pushdown_and_spark_through_jdbc_agree_with_the_planted_counts_on_postgr
             conn.execute(f"DROP TABLE IF EXISTS {pushdown.SCHEMA}.orders_{ROWS}")
 
     assert set(figures) == {"pushdown_speedup"} and figures["pushdown_speedup"] > 0
+
+
+def test_the_duckdb_engine_finds_what_the_generator_planted_on_the_same_files(dataset):
+    embedded = run.run_fused(None, dataset, CHECKS, engine="duckdb")
+
+    assert sorted(embedded) == sorted(c.id for c in CHECKS)
+    assert run.mismatches(CHECKS, dataset.planted, embedded_full_set=embedded) == []
+
+
+def test_the_last_line_keeps_the_earlier_keys_and_adds_the_embedded_ratio():
+    line = run.last_line({"row_level": 1.04, "full_set": 2.5, "per_rule": 6.0, "embedded_full_set": 1.2})
+
+    assert line == "row_level=1.04 full_set=2.50 per_rule=6.00 embedded_full_set=1.20"

@@ -53,8 +53,18 @@ class ServerConnection:
         return f"{self.host}:{self.port}"
 
 
+# The option that pins the engine reading a datasource (Datasource.pinned_engine): the platform's,
+# never passed to a driver or reader.
+ENGINE_OPTION = "engine"
+
+
+def reader_options(datasource) -> dict[str, Any]:
+    """The datasource's options for its driver or reader (the engine pin left out)."""
+    return {k: v for k, v in (datasource.options or {}).items() if k != ENGINE_OPTION}
+
+
 def server_connection(datasource, default_port: int, allowed_options: set[str], label: str) -> ServerConnection:
-    unknown = set(datasource.options or {}) - allowed_options
+    unknown = set(reader_options(datasource)) - allowed_options
     if unknown:
         raise ConnectorError(
             f"Unsupported {label} options: {', '.join(sorted(unknown))}; use {', '.join(sorted(allowed_options))}."
@@ -65,7 +75,7 @@ def server_connection(datasource, default_port: int, allowed_options: set[str], 
         database=datasource.database,
         user=datasource.username,
         password=datasource.password,
-        options=dict(datasource.options or {}),
+        options=reader_options(datasource),
     )
 
 

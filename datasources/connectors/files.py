@@ -1,17 +1,18 @@
 """File datasources: every subdirectory or matching file directly under `path` is one dataset,
 named by it without its extension (DESIGN.md). Schemas come from pyarrow, which reads only
-footers (Parquet, ORC) or the first block (CSV, JSON)."""
+footers (Parquet, ORC) or the first block (CSV, JSON).
+
+pyarrow is imported only where it is needed (remote listings, schemas): listing a local directory
+(every run start, every run in the worker) must not cost a process pyarrow and pandas (~140 MB),
+which is most of what `make run` holds when no batch needs Spark."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.csv as pa_csv
-import pyarrow.dataset as pa_ds
-import pyarrow.fs as pa_fs
-
-from .base import Column, ConnectorError, TableNotFound
+from .base import Column, ConnectorError, TableNotFound, reader_options
 
 EXTENSIONS = {
     "parquet": (".parquet", ".parq"),
@@ -26,12 +27,24 @@ def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One dataset under the source's path: a directory or a file."""
+
+    path: str
+    base_name: str
+    is_dir: bool
+
+
 class FileConnector:
     def __init__(self, datasource):
         self.ds = datasource
         self.extensions = EXTENSIONS.get(datasource.format, ())
 
-    def _filesystem(self) -> tuple[pa_fs.FileSystem, str]:
+    def _filesystem(self):
+        import pyarrow as pa
+        import pyarrow.fs as pa_fs
+
         if self.ds.is_remote_path:
             uri = self.ds.path.replace("s3a://", "s3://", 1)
             try:
@@ -40,7 +53,36 @@ class FileConnector:
                 raise ConnectorError(f"Cannot open {self.ds.path}: {exc}") from None
         return pa_fs.LocalFileSystem(), str(self.ds.local_path())
 
-    def _entries(self) -> dict[str, pa_fs.FileInfo]:
+    def _entries(self) -> dict[str, Entry]:
+        listing = self._remote_listing() if self.ds.is_remote_path else self._local_listing()
+        datasets: dict[str, Entry] = {}
+        for entry in listing:
+            if _hidden(entry.base_name):
+                continue
+            if entry.is_dir:
+                datasets[entry.base_name] = entry
+            elif entry.base_name.lower().endswith(self.extensions):
+                datasets[_strip_extension(entry.base_name, self.extensions)] = entry
+        return datasets
+
+    def _local_listing(self) -> list[Entry]:
+        root = self.ds.local_path()
+        if not root.is_dir():
+            raise ConnectorError(f"{self.ds.path} is not a directory that can be read.")
+        try:
+            with os.scandir(root) as entries:
+                return [
+                    Entry(entry.path, entry.name, entry.is_dir())
+                    for entry in entries
+                    if entry.is_dir() or entry.is_file()
+                ]
+        except OSError as exc:
+            raise ConnectorError(f"Cannot list {self.ds.path}: {exc}") from None
+
+    def _remote_listing(self) -> list[Entry]:
+        import pyarrow as pa
+        import pyarrow.fs as pa_fs
+
         fs, root = self._filesystem()
         try:
             info = fs.get_file_info(root)
@@ -49,15 +91,11 @@ class FileConnector:
             listing = fs.get_file_info(pa_fs.FileSelector(root, recursive=False))
         except (OSError, pa.ArrowException) as exc:
             raise ConnectorError(f"Cannot list {self.ds.path}: {exc}") from None
-        datasets: dict[str, pa_fs.FileInfo] = {}
-        for entry in listing:
-            if _hidden(entry.base_name):
-                continue
-            if entry.type == pa_fs.FileType.Directory:
-                datasets[entry.base_name] = entry
-            elif entry.type == pa_fs.FileType.File and entry.base_name.lower().endswith(self.extensions):
-                datasets[_strip_extension(entry.base_name, self.extensions)] = entry
-        return datasets
+        return [
+            Entry(e.path, e.base_name, e.type == pa_fs.FileType.Directory)
+            for e in listing
+            if e.type in (pa_fs.FileType.Directory, pa_fs.FileType.File)
+        ]
 
     def test(self) -> str:
         count = len(self._entries())
@@ -70,6 +108,9 @@ class FileConnector:
         entry = self._entries().get(table)
         if entry is None:
             raise TableNotFound(f"Dataset {table!r} does not exist under {self.ds.path}.")
+        import pyarrow as pa
+        import pyarrow.dataset as pa_ds
+
         fs, _ = self._filesystem()
         try:
             dataset = pa_ds.dataset(
@@ -94,9 +135,17 @@ class FileConnector:
         return entry.path
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
-        return {"kind": "file", "format": self.ds.format, "path": self.dataset_path(table), "options": self.ds.options}
+        return {
+            "kind": "file",
+            "format": self.ds.format,
+            "path": self.dataset_path(table),
+            "options": reader_options(self.ds),
+        }
 
     def _format(self):
+        import pyarrow.csv as pa_csv
+        import pyarrow.dataset as pa_ds
+
         if self.ds.format == "csv":
             delimiter = str(self.ds.options.get("delimiter", ","))
             return pa_ds.CsvFileFormat(parse_options=pa_csv.ParseOptions(delimiter=delimiter))

@@ -126,9 +126,11 @@ def test_a_batch_its_engine_cannot_read_is_an_error_for_every_check_reading_it()
 def test_a_batch_naming_an_unknown_engine_is_a_malformed_spec():
     spec = {"run_id": 1, "sources": {"s": FILES}, "batches": {"b": {"source": "s", "engine": "oracle"}}, "checks": []}
 
-    with pytest.raises(SpecError, match="batches.b.engine must be one of spark, pushdown; got 'oracle'"):
+    with pytest.raises(
+        SpecError, match="batches.b.engine must be auto or one of spark, pushdown, duckdb; got 'oracle'"
+    ):
         JobSpec.from_dict(spec)
-    with pytest.raises(UnknownEngine, match="Unknown engine 'oracle'; the engines are: spark, pushdown"):
+    with pytest.raises(UnknownEngine, match="Unknown engine 'oracle'; the engines are: spark, pushdown, duckdb"):
         engine_class("oracle")
 
 
@@ -137,14 +139,16 @@ def test_the_registry_imports_an_engine_only_when_it_is_asked_for():
         "import sys, dq_engine, dq_engine.engines, dq_engine.dispatch, dq_engine.vocabulary; "
         "print('pyspark' in sys.modules); "
         "dq_engine.engines.engine_class('spark'); print('pyspark' in sys.modules); "
-        "dq_engine.engines.engine_class('pushdown'); print('pyspark' in sys.modules, 'psycopg' in sys.modules)"
+        "dq_engine.engines.engine_class('pushdown'); print('pyspark' in sys.modules, 'psycopg' in sys.modules); "
+        "dq_engine.engines.make_engine('duckdb'); print('duckdb' in sys.modules, 'pyspark' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
 
     assert result.returncode == 0, result.stderr
-    # The classes are loaded; neither Spark nor a database driver is.
-    assert result.stdout.split() == ["False", "False", "False", "False"]
-    assert set(ENGINES) == {"spark", "pushdown"}
+    # The classes are loaded (and DuckDB's built, as auto selection does); neither Spark, a database
+    # driver nor DuckDB is.
+    assert result.stdout.split() == ["False"] * 6
+    assert set(ENGINES) == {"spark", "pushdown", "duckdb"}
 
 
 @pytest.mark.spark

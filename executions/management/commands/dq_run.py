@@ -12,6 +12,8 @@ from datetime import date
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from dq_engine.selection import AUTO
+from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from executions.evaluation import rule_in_words
 from executions.models import Result, Run
 from executions.starting import RunRequestInvalid, start_run
@@ -32,6 +34,12 @@ class Command(BaseCommand):
             "--backfill", action="store_true", help="Mark as a backfill (kept out of history averages)."
         )
         parser.add_argument("--user", default=None, help="Run as this user (default: the first administrator).")
+        parser.add_argument(
+            "--engine",
+            default=AUTO,
+            choices=ENGINE_CHOICES,
+            help="The engine that reads every batch (default auto: chosen per batch; README, Engines).",
+        )
 
     def handle(self, *args, **options):
         user = self._user(options["user"])
@@ -42,9 +50,15 @@ class Command(BaseCommand):
         trigger = Run.Trigger.BACKFILL if options["backfill"] else Run.Trigger.API
         by_id = {c.pk: c for c in checks}
         try:
-            run, _ = start_run([by_id[i] for i in dict.fromkeys(options["check"])], user, options["biz_date"], trigger)
+            run, _ = start_run(
+                [by_id[i] for i in dict.fromkeys(options["check"])],
+                user,
+                options["biz_date"],
+                trigger,
+                engine=options["engine"],
+            )
         except RunRequestInvalid as exc:
-            self._exit(EXIT_ERROR, " ".join(exc.fields["checks"]))
+            self._exit(EXIT_ERROR, " ".join(message for messages in exc.fields.values() for message in messages))
         self.stdout.write(f"Run {run.pk} queued ({len(checks)} check(s), business date {run.biz_date}).")
         if not options["wait"]:
             return

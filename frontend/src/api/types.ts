@@ -223,6 +223,10 @@ export interface BatchDefinition {
   filter: string | null
   scan_mode: string
   data_version?: string | null
+  /** The engine that reads the batch (spark, duckdb, pushdown), chosen when the run started. */
+  engine?: string
+  /** Why that engine: "auto: local parquet files, 1.2 MB (DuckDB limit 2.0 GB)", "spark: chosen for this run". */
+  engine_reason?: string
 }
 
 export interface Run {

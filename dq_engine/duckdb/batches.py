@@ -1,0 +1,142 @@
+"""A run's batches on DuckDB: each read through its table function, filtered (the filter parsed by
+sql_safety and rendered for DuckDB), sampled if asked, and named as a temp view every pass reads;
+its columns as the vocabulary sees them.
+
+A sampled batch is materialised as a temp table, so every pass sees the same sample. A batch that
+cannot be read, filtered or sampled is an error for every check on it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from dq_engine.duckdb import readers
+from dq_engine.duckdb.outcomes import DuckDBOutcomes
+from dq_engine.duckdb.sql import NotPortable, filter_sql
+from dq_engine.errors import BatchError, CheckError
+from dq_engine.spec import CheckSpec, JobSpec
+from dq_engine.sql_safety import UnsafeSQL
+from dq_engine.vocabulary import ColumnRef
+from dq_engine.vocabulary.expressions import BINARY, BOOLEAN, DATE, NUMERIC, OTHER, STRING, TIMESTAMP
+
+if TYPE_CHECKING:
+    import duckdb
+
+SAMPLE_SEED = 20261130
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
+_NUMERIC += ("UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
+
+
+def quote(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+
+
+class Batches:
+    def __init__(self, spec: JobSpec, con: duckdb.DuckDBPyConnection, outcomes: DuckDBOutcomes):
+        self.spec, self.con, self.outcomes = spec, con, outcomes
+        self.views: dict[str, str] = {}
+        self.columns: dict[str, list[tuple[str, str]]] = {}  # batch -> [(name, DuckDB type)]
+        self.errors: dict[str, str] = {}
+        self.rows: dict[str, int | None] = {}
+
+    def open(self, name: str) -> None:
+        batch = self.spec.batches[name]
+        source = self.spec.sources[batch.source]
+        say = self.outcomes.say
+        view = f"dq_batch_{len(self.views)}"
+        try:
+            reading = readers.table_function(source)
+            raw = self.con.sql(f"SELECT * FROM {reading}").columns  # binds: the files and their schema
+        except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
+            self.errors[name] = f"Batch {name} could not be read ({source.format} dataset {source.path}): {say(exc)}"
+            return
+        query = f"SELECT * FROM {reading}"
+        if batch.filter:
+            try:
+                query += f" WHERE {filter_sql(batch.filter, raw)}"
+            except (UnsafeSQL, NotPortable) as exc:
+                self.errors[name] = f"The filter of batch {name} was refused: {say(exc)}"
+                return
+        fraction = batch.sample_fraction
+        if fraction is not None and (
+            isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction <= 1
+        ):
+            self.errors[name] = f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
+            return
+        try:
+            if fraction is not None and fraction < 1:
+                percent = repr(float(fraction) * 100)
+                sampled = f"SELECT * FROM ({query}) USING SAMPLE {percent} PERCENT (bernoulli, {SAMPLE_SEED})"
+                self.con.execute(f"CREATE TEMP TABLE {quote(view)} AS {sampled}")
+            else:
+                self.con.execute(f"CREATE TEMP VIEW {quote(view)} AS {query}")
+            described = self.con.execute(f"DESCRIBE {quote(view)}").fetchall()
+        except Exception as exc:  # noqa: BLE001 - DuckDB's binding of the filter
+            self.errors[name] = f"The filter of batch {name} cannot be applied: {say(exc)}"
+            return
+        self.views[name] = view
+        self.columns[name] = [(row[0], row[1]) for row in described]
+
+    def problem(self, check: CheckSpec) -> str | None:
+        if check.batch in self.errors:
+            return self.errors[check.batch]
+        if check.target_batch and check.target_batch in self.errors:
+            return f"Target batch: {self.errors[check.target_batch]}"
+        return None
+
+    def runnable(self, checks: list[CheckSpec]) -> list[CheckSpec]:
+        kept = []
+        for check in checks:
+            problem = self.problem(check)
+            if problem:
+                self.outcomes.fail(check, BatchError(problem))
+            else:
+                kept.append(check)
+        return kept
+
+    def view(self, name: str) -> str:
+        """The batch's view as a quoted identifier."""
+        return quote(self.views[name])
+
+    def column(self, name: str, column: Any) -> ColumnRef:
+        """A batch column (exact name first, then case-insensitive, like Spark); CheckError otherwise."""
+        if not isinstance(column, str) or not column:
+            raise CheckError("The check names no column.")
+        fields = self.columns[name]
+        matches = [f for f in fields if f[0] == column] or [f for f in fields if f[0].casefold() == column.casefold()]
+        if not matches:
+            shown = ", ".join(f[0] for f in fields[:12]) + (
+                f", and {len(fields) - 12} more" if len(fields) > 12 else ""
+            )
+            raise CheckError(f"Unknown column {column!r}; the batch has the columns {shown}.")
+        if len(matches) > 1:
+            raise CheckError(f"Column {column!r} is ambiguous: the batch has {', '.join(f[0] for f in matches)}.")
+        return column_ref(*matches[0])
+
+
+def column_ref(name: str, type_name: str) -> ColumnRef:
+    try:
+        sql_type = exp.DataType.build(type_name, dialect="duckdb")
+    except Exception:  # noqa: BLE001 - a type SQLGlot cannot spell: values are not cast to it
+        sql_type = None
+    return ColumnRef(name=name, category=category(type_name), type=sql_type, type_name=type_name.lower())
+
+
+def category(type_name: str) -> str:
+    upper = type_name.upper()
+    base = upper.split("(", 1)[0].strip()
+    if base in ("VARCHAR", "TEXT", "STRING", "CHAR", "BPCHAR"):
+        return STRING
+    if base in _NUMERIC:
+        return NUMERIC
+    if base == "DATE":
+        return DATE
+    if base.startswith("TIMESTAMP"):
+        return TIMESTAMP
+    if base in ("BOOLEAN", "BOOL"):
+        return BOOLEAN
+    if base in ("BLOB", "BYTEA"):
+        return BINARY
+    return OTHER

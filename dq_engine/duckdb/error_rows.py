@@ -1,0 +1,44 @@
+"""DuckDB's error-row writer: a check's offending rows → the error store (dq_engine/error_store.py).
+
+The same layout as Spark's: a directory per check holding Parquet, every column of the batch plus
+`_dq_check` (the check's name), at most `limit` rows, written by DuckDB itself (`COPY ... TO`).
+Column types pyarrow reads back badly or Parquet cannot hold (intervals, 128-bit integers, UUIDs,
+bit strings, unions, times with a zone) are written as their string form, as Spark's writer does.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from dq_engine.error_store import CHECK_COLUMN
+
+if TYPE_CHECKING:
+    import duckdb
+
+_AWKWARD = ("INTERVAL", "HUGEINT", "UHUGEINT", "UUID", "BIT", "UNION", "TIME WITH TIME ZONE", "TIMETZ", "VARIANT")
+PART_FILE = "part-00000.parquet"
+
+
+def write_error_rows(con: duckdb.DuckDBPyConnection, rows: str, path: str, check_name: str, limit: int) -> None:
+    """Overwrite `path` with at most `limit` rows of the SELECT `rows`, tagged with the check's name."""
+    relation = con.sql(rows)  # bound, not run: its columns and their types
+    columns = []
+    for name, type_name in zip(relation.columns, map(str, relation.types), strict=True):
+        if name == CHECK_COLUMN:
+            continue
+        quoted = exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+        awkward = any(word in type_name.upper() for word in _AWKWARD)
+        columns.append(f"CAST({quoted} AS VARCHAR) AS {quoted}" if awkward else quoted)
+    tag = exp.Literal.string(check_name).sql(dialect="duckdb")
+    columns.append(f"{tag} AS {exp.to_identifier(CHECK_COLUMN, quoted=True).sql(dialect='duckdb')}")
+    target = Path(path)
+    if target.exists():
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    target.mkdir(parents=True)
+    file_literal = exp.Literal.string(str(target / PART_FILE)).sql(dialect="duckdb")
+    query = f"SELECT {', '.join(columns)} FROM ({rows}) AS __dq_rows LIMIT {int(limit)}"
+    con.execute(f"COPY ({query}) TO {file_literal} (FORMAT parquet)")

@@ -51,7 +51,10 @@ def run(
     job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
     planning.validate(job)
     job, reasons = resolve_auto(job)
-    document = _run_parts(job, secrets, {**(engine_options or {}), "spark": spark}, cancel)
+    resources = {**(engine_options or {}), "spark": spark}
+    job, fallen_back = fall_back_where_refused(job, secrets, resources)
+    reasons.update(fallen_back)
+    document = _run_parts(job, secrets, resources, cancel)
     for name, reason in reasons.items():
         if name in document["batches"]:
             document["batches"][name]["engine_reason"] = reason
@@ -73,6 +76,29 @@ def resolve_auto(spec: JobSpec) -> tuple[JobSpec, dict[str, str]]:
         for name, batch in spec.batches.items()
     }
     return replace(spec, batches=batches), {name: choices[name].reason for name in auto}
+
+
+def fall_back_where_refused(
+    spec: JobSpec, secrets: Mapping[str, str] | None, resources: dict[str, Any]
+) -> tuple[JobSpec, dict[str, str]]:
+    """The spec with each batch that has a `fallback` moved to it when its engine refuses one of
+    the batch's checks after looking at the source (pushdown reads the table's catalog: a
+    case-insensitive collation, times held as text, ...), and the reasons. A batch auto chose for
+    pushdown is thus read by Spark instead of ending its refused checks `error`."""
+    moved: dict[str, str] = {}
+    batches = dict(spec.batches)
+    for name, batch in spec.batches.items():
+        if not batch.fallback or batch.fallback == batch.engine:
+            continue
+        engine = make_engine(batch.engine, **resources)
+        ask = getattr(engine, "reason_cannot_run", None)
+        reason = ask(spec, name, secrets) if ask else None
+        if reason:
+            batches[name] = replace(batch, engine=batch.fallback)
+            moved[name] = (
+                f"auto: {batch.fallback}, since {batch.engine} cannot run a check of it ({reason.rstrip('. ')})"
+            )
+    return (replace(spec, batches=batches), moved) if moved else (spec, {})
 
 
 def needs_spark(spec: JobSpec | dict[str, Any]) -> bool:

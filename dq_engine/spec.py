@@ -74,6 +74,9 @@ class Batch:
     sample_fraction: float | None = None
     engine: str = DEFAULT_ENGINE
     limit: int | None = None  # at most this many rows (a preview on a sample: the row checks' "try on 1,000 rows")
+    # The engine that reads the batch instead when `engine` refuses one of its checks in the worker
+    # (with the table's catalog, which the web process's choice could not see); None for a pin.
+    fallback: str | None = None
 
 
 @dataclass(frozen=True)
@@ -237,12 +240,16 @@ def _parse_spec(data: Any) -> JobSpec:
         limit = b.get("limit")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise SpecError(f"batches.{name}.limit must be a whole number ≥ 1; got {limit!r}.")
+        fallback = b.get("fallback")
+        if fallback is not None and fallback not in ENGINES:
+            raise SpecError(f"batches.{name}.fallback must be one of {', '.join(ENGINES)}; got {fallback!r}.")
         batches[name] = Batch(
             source=source,
             filter=b.get("filter") or None,
             sample_fraction=b.get("sample_fraction"),
             engine=engine,
             limit=limit,
+            fallback=fallback,
         )
     checks = []
     for index, c in enumerate(_require(data, "checks", "spec", list)):

@@ -37,6 +37,9 @@ def build_job(run: Run) -> PreparedJob:
         # The engine chosen when the run started (executions/engine_choice.py); "auto" for runs
         # frozen before engines were chosen.
         batches[name] = {"source": name, "filter": batch["filter"], "engine": batch.get("engine") or "auto"}
+        if batch.get("engine") == "pushdown" and str(batch.get("engine_reason", "")).startswith("auto:"):
+            # auto chose pushdown without the table's catalog; what pushdown refuses with it, Spark reads
+            batches[name]["fallback"] = "spark"
     checks = []
     # Each version computes what its own template version defines, whatever the template says now.
     for version in run.check_versions.select_related("definition"):

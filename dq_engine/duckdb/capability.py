@@ -14,10 +14,13 @@ from dq_engine.duckdb.sql import NotPortable, check_portable, portable_query, sp
 from dq_engine.errors import CheckError
 from dq_engine.spec import Batch, CheckSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_filter
+from dq_engine.vocabulary.metrics import spark_only_reason
 
 
 def reason_cannot_check(check: CheckSpec) -> str | None:
     metric = check.metric
+    if reason := spark_only_reason(metric.kind):
+        return f"check {check.name!r}: {reason}"
     if metric.kind == "conditional_count" and metric.predicate == "regexp_mismatch":
         pattern = metric.get("pattern")
         if isinstance(pattern, str) and pattern and java_to_re2(pattern) is None:

@@ -50,7 +50,7 @@ from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
 from dq_engine.vocabulary.expressions import STRING
-from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY
+from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY, spark_only_reason
 
 CANCELLED = "The run was cancelled before this check finished."
 
@@ -68,6 +68,12 @@ class PushdownEngine:
         if dialect_of(source) is None:
             return f"{NOT_PUSHED}: pushdown reads tables in PostgreSQL and MySQL/MariaDB, not this source."
         return None
+
+    def reason_cannot_check(self, check: CheckSpec) -> str | None:
+        """Why a check cannot be pushed down, decided from the spec alone (selection asks this in the
+        web process, which has no secrets; what needs the table's catalog is `reason_cannot_run`'s)."""
+        reason = spark_only_reason(check.metric.kind)
+        return f"{NOT_PUSHED}: check {check.name!r}: {reason}" if reason else None
 
     def reason_cannot_run(self, spec: JobSpec, batch: str, secrets: Mapping[str, str] | None = None) -> str | None:
         """Why some check of `batch` cannot be pushed down (it reads the table's catalog), or None."""
@@ -218,6 +224,8 @@ class _Run:
     def refusal(self, check: CheckSpec) -> None:
         """CheckError when the check cannot be pushed down (the reason); builds it, runs nothing."""
         kind = METRIC_KINDS[check.metric.kind]
+        if reason := spark_only_reason(check.metric.kind):
+            raise CheckError(f"{NOT_PUSHED}: {reason}.")
         if check.target_batch is not None and check.target_batch != check.batch:
             self.open(check.target_batch)
             if address(self.source(check.batch)) != address(self.source(check.target_batch)):

@@ -213,3 +213,30 @@ def test_the_spec_s_statement_timeout_stops_a_long_query_and_errors_only_its_che
 
     assert outcomes["slow"]["status"] == "error" and "statement timeout" in outcomes["slow"]["message"]
     assert (outcomes["count"]["status"], outcomes["count"]["statistic"]) == ("ok", 7)
+
+
+@pytest.mark.spark
+def test_a_batch_auto_gave_to_pushdown_is_read_by_spark_when_pushdown_refuses_a_check_of_it(pg_sources, spark):
+    import dq_engine
+
+    letters = [check("letters", "regexp_mismatch", column=EMAIL, pattern=r"^\p{L}")]
+    spec = _pushed(make_spec(pg_sources, letters))
+    spec["batches"]["b"]["fallback"] = "spark"
+
+    document = dq_engine.run(spec, spark=spark)
+
+    # Spark counts what pushdown refused on PostgreSQL (\p{L}): '' (row 3) does not start with a letter
+    assert document["checks"]["letters"]["status"] == "ok" and document["checks"]["letters"]["statistic"] == 1
+    assert document["batches"]["b"]["engine"] == "spark"
+    assert "pushdown cannot run a check of it" in document["batches"]["b"]["engine_reason"]
+    assert "\\p{" in document["batches"]["b"]["engine_reason"]
+
+
+def test_row_level_rule_sets_are_left_to_spark_by_pushdown_and_duckdb_with_the_reason():
+    from dq_engine.duckdb.capability import reason_cannot_check
+    from dq_engine.spec import CheckSpec, Metric
+
+    rules = CheckSpec(id="1", name="rules", batch="b", target_batch=None, metric=Metric("row_rules", {"rules": []}))
+
+    assert "run on Spark only" in _engine().reason_cannot_check(rules)
+    assert "run on Spark only" in reason_cannot_check(rules)

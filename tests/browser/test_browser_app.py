@@ -156,8 +156,9 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
     expect(result.get_by_test_id("statistic")).to_have_text("2")
     expect(result.get_by_test_id("expected")).to_have_text("0")
     expect(result.get_by_test_id("verdict")).to_have_text(NULL_VERDICT)
-    # Provenance says which engine read the batch and why (a PostgreSQL table: pushdown or Spark).
-    expect(page.get_by_test_id("batch-engine")).to_contain_text("auto: a database table")
+    # Provenance says which engine read the batch and why (a PostgreSQL table: the database itself).
+    expect(page.get_by_test_id("batch-engine")).to_contain_text("pushdown")
+    expect(page.get_by_test_id("batch-engine")).to_contain_text("auto: a table in one database")
     shots("run-finished")
 
     # The results page says the same, with how the expected value was obtained.

@@ -107,7 +107,9 @@ def test_a_run_of_several_templates_ends_with_the_right_numbers_and_verdicts(
         "source": "data",
         "batch": "b1",
     }
-    assert run["batches"]["b1"]["table"] == f"{SCHEMA}.orders" and run["spark_application_id"]
+    assert run["batches"]["b1"]["table"] == f"{SCHEMA}.orders"
+    # auto: a PostgreSQL table is computed by PostgreSQL itself, so no Spark application was started
+    assert run["batches"]["b1"]["engine"] == "pushdown" and run["spark_application_id"] == ""
 
     # The bad rows page through the API: 2 null e-mails, shown one per page.
     nulls = by_check[ids["nulls"]]

@@ -84,7 +84,7 @@ class Table:
 
 
 def split_table(table: str, dialect: str, database: str) -> tuple[str, str]:
-    from dq_engine.spark.readers import split_identifier  # pure Python: the one splitter of table names
+    from dq_engine.identifiers import split_identifier
 
     parts = split_identifier(table)
     if len(parts) == 1:

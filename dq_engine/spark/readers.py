@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from dq_engine.errors import BatchError
+from dq_engine.identifiers import split_identifier
 from dq_engine.spec import FileSource, JdbcSource
 
 if TYPE_CHECKING:
@@ -145,42 +146,6 @@ def quote_table(url: str, table: str) -> str:
     if dialect == "sqlserver":
         return ".".join("[" + part.replace("]", "]]") + "]" for part in parts)
     return ".".join('"' + part.replace('"', '""') + '"' for part in parts)
-
-
-def split_identifier(name: str) -> list[str]:
-    """Split `a.b`, `"a.x".b` or `` `a`.`b` `` on the dots outside quotes; unquote each part."""
-    if not name or not name.strip():
-        raise BatchError("The source names no table.")
-    parts: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    closing = {'"': '"', "`": "`", "[": "]"}
-    index = 0
-    while index < len(name):
-        char = name[index]
-        if quote is None:
-            if char in closing and not current:
-                quote = char
-            elif char == ".":
-                parts.append("".join(current))
-                current = []
-            else:
-                current.append(char)
-        elif char == closing[quote]:
-            if index + 1 < len(name) and name[index + 1] == closing[quote]:  # doubled: a literal quote
-                current.append(char)
-                index += 1
-            else:
-                quote = None
-        else:
-            current.append(char)
-        index += 1
-    if quote is not None:
-        raise BatchError(f"The table name {name!r} has an unclosed quote.")
-    parts.append("".join(current))
-    if any(not part for part in parts):
-        raise BatchError(f"The table name {name!r} has an empty part.")
-    return parts
 
 
 def read_files(spark: SparkSession, source: FileSource) -> DataFrame:

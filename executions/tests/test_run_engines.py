@@ -99,7 +99,10 @@ def test_a_datasource_pins_its_engine_and_a_pin_that_cannot_read_it_is_refused_o
     assert refused.json()["fields"]["options"] == [
         "The duckdb engine cannot read this datasource: DuckDB reads local files; this is a database table."
     ]
-    assert unknown.status_code == 400 and "must be one of auto, spark, pushdown, duckdb" in unknown.json()["fields"]["options"][0]
+    assert (
+        unknown.status_code == 400
+        and "must be one of auto, spark, pushdown, duckdb" in unknown.json()["fields"]["options"][0]
+    )
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)

@@ -101,8 +101,20 @@ _COLLECTION = {
     "get_json_object", "json_array_length", "json_object_keys", "to_json", "from_json",
 }  # fmt: skip
 
+# GROUP BY's grouping constructs, which SQLGlot parses as calls: pure, and bounded by the groups.
+_GROUPING = {"rollup", "cube", "grouping_sets", "grouping", "grouping_id"}
+
 ALLOWED_FUNCTIONS = frozenset(
-    _CONDITIONAL | _CONVERSION | _MATH | _STRING | REGEX_FUNCTIONS | _DATETIME | _AGGREGATE | _WINDOW | _COLLECTION
+    _CONDITIONAL
+    | _CONVERSION
+    | _MATH
+    | _STRING
+    | REGEX_FUNCTIONS
+    | _DATETIME
+    | _AGGREGATE
+    | _WINDOW
+    | _COLLECTION
+    | _GROUPING
 )
 
 # SQLGlot classes that are syntax rather than a named function.

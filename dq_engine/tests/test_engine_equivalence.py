@@ -326,10 +326,27 @@ def answers(request, spark, tmp_path_factory) -> dict[str, dict[str, dict[str, A
 
 
 # --- the tests -------------------------------------------------------------------------------------
+# Templates only the Spark engine computes today (issue 14: the other engines do not mark rows with
+# `_dq` / `_dq_failed_checks` yet); selection sends them to Spark, so there is nothing to compare.
+SPARK_ONLY_TEMPLATES = {"row_level_check", "schema_contract_check"}
+
+
 def test_every_built_in_template_has_an_equivalence_case():
     covered = {key for _, key, _ in CASES}
-    missing = sorted(set(_templates()) - covered)
+    missing = sorted(set(_templates()) - covered - SPARK_ONLY_TEMPLATES)
     assert not missing, f"Add equivalence cases for the templates {', '.join(missing)} (CASES above)."
+
+
+def test_the_spark_only_templates_are_sent_to_spark_by_every_other_engine_with_the_reason():
+    from dq_engine.duckdb.capability import reason_cannot_check
+    from dq_engine.pushdown.engine import PushdownEngine
+    from dq_engine.spec import CheckSpec, Metric
+
+    kinds = {key: _templates()[key]["rule_json"]["metric"]["kind"] for key in SPARK_ONLY_TEMPLATES}
+    for key, kind in kinds.items():
+        check = CheckSpec(id=key, name=key, batch="b", metric=Metric(kind, {}))
+        assert "run on Spark only" in reason_cannot_check(check), key
+        assert "run on Spark only" in PushdownEngine().reason_cannot_check(check), key
 
 
 @pytest.mark.parametrize("kind", list(SOURCE_KINDS))

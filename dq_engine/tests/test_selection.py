@@ -69,10 +69,22 @@ def test_auto_sends_larger_files_remote_paths_orc_and_spark_only_options_to_spar
     assert "nullValue" in choices["csv"].reason
 
 
-def test_auto_reads_a_database_table_with_spark_while_no_pushdown_engine_is_installed(files):
+def test_auto_reads_a_database_table_with_spark_while_no_pushdown_engine_is_installed(files, monkeypatch):
+    from dq_engine import engines
+
+    monkeypatch.delitem(engines.ENGINES, "pushdown")
     choice = choose_engines(_spec(files, {"b": "db"}))["b"]
 
     assert (choice.engine, choice.reason) == ("spark", "auto: a database table (no pushdown engine is installed)")
+
+
+def test_auto_gives_a_database_table_to_pushdown_once_it_is_installed(files):
+    choice = choose_engines(_spec(files, {"b": "db"}))["b"]
+
+    assert (choice.engine, choice.reason) == (
+        "pushdown",
+        "auto: a table in one database, computed by the database itself",
+    )
 
 
 def test_a_check_duckdb_would_answer_differently_sends_its_batch_to_spark_with_the_reason(files):

@@ -59,10 +59,13 @@ async function mountForm() {
   formCreate.component('dq-yaml-editor', YamlEditor)
   const api = ref<Api | null>(null)
   const FormCreate = formCreate.$form()
+  // One rule array for the form's life, as CheckEditPage holds it: a new array on every render would
+  // make form-create reload the rules and drop values set through the api.
+  const rule = ref(JSON.parse(JSON.stringify(RULES)))
   const Host = defineComponent({
     setup: () => () =>
       h(FormCreate, {
-        rule: JSON.parse(JSON.stringify(RULES)),
+        rule: rule.value,
         option: { submitBtn: false, resetBtn: false },
         'onUpdate:api': (value: Api) => (api.value = value),
       }),
@@ -140,6 +143,27 @@ describe('the check.yaml editor in the generated form', () => {
     const result = wrapper.find('[data-testid="yaml-preview-result"]')
     expect(result.text()).toContain('3 of 1000 sampled rows fail a check.')
     expect(result.find('tbody tr').text()).toBe('check-amount-ge3')
+    wrapper.unmount()
+  })
+})
+
+describe('a value the form sets', () => {
+  it('replaces the editor’s text and is validated, as when an edited check is loaded', async () => {
+    const full = [{ type: 'check', name: 'check-qty-gt', fn: 'gt', negate: false, fields: ['qty'], args: [0], critical: false }]
+    const sent = server({ '/api/v1/row-checks/validate/': { status: 200, body: { checks: full, warnings: [] } } })
+    const { wrapper, api } = await mountForm()
+    type(wrapper, 'checks:\n  - amount >= 0\n')
+    await vi.waitFor(() => expect(sent.length).toBe(1), { timeout: 5000 })
+
+    api.setValue('checks_yaml', 'checks:\n  - qty > 0\n')
+    await flushPromises()
+
+    const view = EditorView.findFromDOM(wrapper.find('.cm-editor').element as HTMLElement)!
+    expect(view.state.doc.toString()).toBe('checks:\n  - qty > 0\n')
+    expect(wrapper.find('.cm-editor').text()).toContain('qty > 0')
+    await vi.waitFor(() => expect(sent.length).toBe(2), { timeout: 5000 })
+    expect(sent[1].body.checks_yaml).toBe('checks:\n  - qty > 0\n')
+    expect(api.getValue('checks_yaml')).toBe('checks:\n  - qty > 0\n')
     wrapper.unmount()
   })
 })

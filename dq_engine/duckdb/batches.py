@@ -47,7 +47,7 @@ class Batches:
         say = self.outcomes.say
         view = f"dq_batch_{len(self.views)}"
         try:
-            reading = readers.table_function(source)
+            reading = readers.table_function(source, self.con)
             raw = self.con.sql(f"SELECT * FROM {reading}").columns  # binds: the files and their schema
         except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
             self.errors[name] = f"Batch {name} could not be read ({source.format} dataset {source.path}): {say(exc)}"

@@ -81,9 +81,11 @@ def load_orders(dataset: gen.Dataset, log: Callable[[str], None] = print) -> str
     return table
 
 
-def row_level_spec(table: str, engine: str) -> dict[str, Any]:
+def row_level_spec(
+    table: str, engine: str, checks: tuple[bench_checks.BenchCheck, ...] | None = None
+) -> dict[str, Any]:
     params = pg_params()
-    spec = bench_checks.row_level_spec("unused", "unused")
+    spec = bench_checks.full_set_spec("unused", "unused", checks or bench_checks.row_level_checks())
     spec["sources"]["orders"] = {
         "kind": "jdbc",
         "url": f"jdbc:postgresql://{params['host']}:{params['port']}/{params['dbname']}",
@@ -98,34 +100,52 @@ def row_level_spec(table: str, engine: str) -> dict[str, Any]:
     return spec
 
 
+# The row-level set, and the same without its regexp check: PostgreSQL's regex engine costs about
+# 1 us of CPU a value here (its lazy DFA is rebuilt on every call), more than the other ten checks
+# together, where Spark runs the pattern through the precompiled automaton. The second figure shows
+# what the rest of the set gains by pushdown; only the first is `pushdown_speedup`.
+REGEXP_CHECKS = ("email_regexp",)
+
+
 def pushdown_benchmark(
     spark: SparkSession, dataset: gen.Dataset, repeat: int = 3, log: Callable[[str], None] = print
 ) -> dict[str, float]:
-    """{"pushdown_speedup": Spark engine ÷ pushdown on PostgreSQL, row-level set}; prints the times."""
+    """{"pushdown_speedup": Spark engine ÷ pushdown on PostgreSQL, row-level set}; prints the times
+    (and those of the set without its regexp check)."""
     import dq_engine
     from bench.run import assert_agree, engine_statistics
 
     table = load_orders(dataset, log)
-    checks = bench_checks.row_level_checks()
-    ids = [c.id for c in checks]
+    sets = {
+        "row-level subset": bench_checks.row_level_checks(),
+        "row-level subset without the regexp": tuple(
+            c for c in bench_checks.row_level_checks() if c.id not in REGEXP_CHECKS
+        ),
+    }
     secrets = {"BENCH_PG_PASSWORD": pg_params()["password"]}
-    seconds: dict[str, list[float]] = {"pushdown": [], "spark": []}
-    values: dict[str, Any] = {}
-    for engine in ("pushdown", "spark"):  # warm-up: Spark's code generation, PostgreSQL's buffers
-        dq_engine.run(row_level_spec(table, engine), secrets, spark=spark)
+    ways = [(name, engine) for name in sets for engine in ("pushdown", "spark")]
+    seconds: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
+    values: dict[tuple[str, str], Any] = {}
+    for name, engine in ways[:2]:  # warm-up: Spark's code generation, PostgreSQL's buffers
+        dq_engine.run(row_level_spec(table, engine, sets[name]), secrets, spark=spark)
     for attempt in range(repeat):
-        for engine in ("pushdown", "spark"):
+        for name, engine in ways:
             started = time.perf_counter()
-            document = dq_engine.run(row_level_spec(table, engine), secrets, spark=spark)
-            seconds[engine].append(time.perf_counter() - started)
-            values[engine] = engine_statistics(document, ids)
-            log(f"  [{attempt + 1}/{repeat}] {engine} on PostgreSQL: {seconds[engine][-1]:.2f} s")
-    assert_agree(checks, dataset.planted, pushdown=values["pushdown"], spark_jdbc=values["spark"])
-    best = {engine: min(times) for engine, times in seconds.items()}
-    log(f"{'pushdown into PostgreSQL, row-level subset':<58}{best['pushdown']:>9.2f}")
-    log(f"{'Spark engine through JDBC, row-level subset':<58}{best['spark']:>9.2f}")
-    speedup = best["spark"] / best["pushdown"]
+            document = dq_engine.run(row_level_spec(table, engine, sets[name]), secrets, spark=spark)
+            seconds[(name, engine)].append(time.perf_counter() - started)
+            values[(name, engine)] = engine_statistics(document, [c.id for c in sets[name]])
+            log(f"  [{attempt + 1}/{repeat}] {engine} on PostgreSQL, {name}: {seconds[(name, engine)][-1]:.2f} s")
+    for name, checks in sets.items():
+        assert_agree(checks, dataset.planted, pushdown=values[(name, "pushdown")], spark_jdbc=values[(name, "spark")])
+    best = {way: min(times) for way, times in seconds.items()}
+    speedups = {}
+    for name in sets:
+        log(f"{'pushdown into PostgreSQL, ' + name:<58}{best[(name, 'pushdown')]:>9.2f}")
+        log(f"{'Spark engine through JDBC, ' + name:<58}{best[(name, 'spark')]:>9.2f}")
+        speedups[name] = best[(name, "spark")] / best[(name, "pushdown")]
+    speedup = speedups["row-level subset"]
     log(f"Spark engine / pushdown = {speedup:.2f}x (target >= 3)")
+    log(f"Spark engine / pushdown without the regexp check = {speedups['row-level subset without the regexp']:.2f}x")
     return {"pushdown_speedup": speedup}
 
 

@@ -97,6 +97,27 @@ def failed_names(compiled: list[CompiledCheck]) -> exp.Expression:
     )
 
 
+def leaf_checks(checks: Any) -> list[tuple[str, dict[str, Any]]]:
+    """(top-level check's name, entry) for every entry that is not a chain, nested chains walked:
+    what the engines ask before a run (a pattern only Spark reads, a column they compare). A rule
+    set that is not a parsed full form has none (the engines report it as the check's error)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+
+    def walk(entry: Any, top: str) -> None:
+        if not isinstance(entry, dict):
+            return
+        if entry.get("type") == "chain":
+            for nested in entry.get("checks") or []:
+                walk(nested, top)
+        else:
+            found.append((top, entry))
+
+    for check in checks if isinstance(checks, list) else []:
+        if isinstance(check, dict):
+            walk(check, str(check.get("name")))
+    return found
+
+
 # --- what each entry means ----------------------------------------------------------------------
 def _holds(check: dict[str, Any], columns: _Columns, dialect: Dialect) -> exp.Expression:
     """True when the row satisfies the entry (never NULL)."""

@@ -1,6 +1,6 @@
-"""Row-level rules (check.yaml) on the engine: per-check failed counts, invalid rows, NULL rules and
-the `_dq` / `_dq_failed_checks` marks of the error rows, on Parquet, PostgreSQL and MariaDB, all in
-the batch's one aggregate pass.
+"""Row-level rules (check.yaml) on every engine: per-check failed counts, invalid rows, NULL rules
+and the `_dq` / `_dq_failed_checks` marks of the error rows, on Parquet (Spark, DuckDB), PostgreSQL
+and MariaDB (Spark, pushdown), all in the batch's one aggregate pass.
 
 The counts below are worked out by hand from conftest.ORDERS rows 1..7 (the batch's filter).
 """
@@ -63,6 +63,23 @@ EXPECTED_MARKS = {  # order_id → the checks it fails, in rule-set order
 }
 
 
+# (source fixture, engine): each store read by Spark and by the engine `auto` gives it.
+STORES = [
+    ("parquet_sources", "spark"),
+    ("parquet_sources", "duckdb"),
+    ("pg_sources", "spark"),
+    ("pg_sources", "pushdown"),
+    ("mariadb_sources", "spark"),
+    ("mariadb_sources", "pushdown"),
+]
+
+
+def _on(spec, engine):
+    for batch in spec["batches"].values():
+        batch["engine"] = engine
+    return spec
+
+
 def _row_rules_spec(sources, tmp_path, text=CHECK_YAML):
     check = {
         "id": "rr",
@@ -75,12 +92,13 @@ def _row_rules_spec(sources, tmp_path, text=CHECK_YAML):
     return make_spec(sources, with_rule_checks(check), error_rows={"root": str(tmp_path / "errors"), "limit": 100})
 
 
-@pytest.mark.parametrize("store", ["parquet_sources", "pg_sources", "mariadb_sources"])
-def test_each_check_counts_its_failed_rows_and_error_rows_carry_their_marks(spark, request, tmp_path, store):
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_each_check_counts_its_failed_rows_and_error_rows_carry_their_marks(spark, request, tmp_path, store, engine):
     import dq_engine
 
-    spec = _row_rules_spec(request.getfixturevalue(store), tmp_path)
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path), engine)
     document = dq_engine.run(spec, spark=spark)
+    assert document["batches"]["b"]["engine"] == engine
 
     outcome = document["checks"]["rr"]
     assert outcome["status"] == "ok", outcome["message"]
@@ -134,10 +152,11 @@ def test_a_check_on_a_column_the_batch_lacks_is_that_check_s_error(spark, parque
     assert document["checks"]["rr#0"]["statistic"] == 1.0  # the other rule is still counted
 
 
-def test_the_cleansed_output_holds_every_row_of_the_batch_with_its_marks(spark, parquet_sources, tmp_path):
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_the_cleansed_output_holds_every_row_of_the_batch_with_its_marks(spark, request, tmp_path, store, engine):
     import dq_engine
 
-    spec = _row_rules_spec(parquet_sources, tmp_path)
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path), engine)
     spec["checks"][0]["metric"]["output"] = str(tmp_path / "cleansed" / "run-1")
     document = dq_engine.run(spec, spark=spark)
 
@@ -163,8 +182,8 @@ columns:
 """  # strict: the unlisted note column is an extra
 
 
-@pytest.mark.parametrize("store", ["parquet_sources", "pg_sources", "mariadb_sources"])
-def test_a_schema_contract_counts_and_names_each_violation_in_the_one_pass(spark, request, tmp_path, store):
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_a_schema_contract_counts_and_names_each_violation_in_the_one_pass(spark, request, tmp_path, store, engine):
     import re
 
     import dq_engine
@@ -180,9 +199,10 @@ def test_a_schema_contract_counts_and_names_each_violation_in_the_one_pass(spark
         "metric": {"kind": "schema_contract", "contract": contract},
         "error_rows": False,
     }
-    spec = make_spec(request.getfixturevalue(store), with_rule_checks(check))
+    spec = _on(make_spec(request.getfixturevalue(store), with_rule_checks(check)), engine)
     document = dq_engine.run(spec, spark=spark)
 
+    assert document["batches"]["b"]["engine"] == engine
     assert document["checks"]["sc"]["status"] == "ok", document["checks"]["sc"]["message"]
     assert document["checks"]["sc"]["statistic"] == 5.0
     assert document["plan"]["batches"]["b"]["aggregate_passes"] == 1

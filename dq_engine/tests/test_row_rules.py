@@ -141,6 +141,45 @@ def test_thirty_checks_run_in_the_one_aggregate_pass_and_read_the_source_once(sp
     assert [d["failed_rows"] for d in details] == [sum(a < i for a in amounts) for i in range(30)]
 
 
+@pytest.mark.parametrize(("store", "engine"), [("parquet_sources", "duckdb"), ("pg_sources", "pushdown")])
+def test_thirty_checks_are_one_aggregate_query_on_duckdb_and_pushdown(spark, request, tmp_path, store, engine):
+    import dq_engine
+
+    thirty = "checks:\n" + "".join(
+        f"  - name: c{i}\n    fn: ge\n    fields: [amount]\n    args: [{i}]\n" for i in range(30)
+    )
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path, thirty), engine)
+    spec["batches"] = {"b": {"source": "orders", "engine": engine}}  # all 8 rows
+    spec["error_rows"] = None
+    document = dq_engine.run(spec, spark=spark)
+
+    plan = document["plan"]["batches"]["b"]
+    assert document["batches"]["b"]["engine"] == engine
+    assert (plan["aggregate_passes"], plan["isolation_passes"], plan["fused_checks"]) == (1, 0, 31)
+    details = rule_details("rr", spec["checks"][0]["metric"]["rules"], document["checks"])
+    amounts = [10.50, -3, 7.25, 120, 55, 0, 99.99]  # row 5's NULL passes every rule
+    assert [d["failed_rows"] for d in details] == [sum(a < i for a in amounts) for i in range(30)]
+    assert document["checks"]["rr"]["statistic"] == 4.0  # 10.50, -3, 7.25 and 0 are below c29's 29
+
+
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_a_cleansed_output_folder_that_exists_is_never_written_over(spark, request, tmp_path, store, engine):
+    import dq_engine
+
+    folder = tmp_path / "cleansed" / "run-1"
+    folder.mkdir(parents=True)
+    (folder / "part-0.parquet").write_bytes(b"another run's output")
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path), engine)
+    spec["checks"][0]["metric"]["output"] = str(folder)
+    outcome = dq_engine.run(spec, spark=spark)["checks"]["rr"]
+
+    assert outcome["status"] == "ok" and outcome["statistic"] == 6.0  # the statistic stands
+    assert "The marked rows could not be written to" in outcome["message"] and "already exists" in outcome["message"]
+    assert "output_path" not in outcome or outcome["output_path"] is None
+    assert [p.name for p in folder.iterdir()] == ["part-0.parquet"]
+    assert (folder / "part-0.parquet").read_bytes() == b"another run's output"
+
+
 def test_a_check_on_a_column_the_batch_lacks_is_that_check_s_error(spark, parquet_sources, tmp_path):
     import dq_engine
 

@@ -268,7 +268,9 @@ class _Run:
 
     def row_metric(self, check: CheckSpec) -> _Built:
         dialect, table = self.dialect(check.batch), self.tables[check.batch]
-        if METRIC_KINDS[check.metric.kind].reads_columns:
+        if check.metric.kind == "schema_contract":  # types as Spark's JDBC reader gives them
+            column, columns = None, {c.name: c.spark_ref(dialect) for c in table.columns}
+        elif METRIC_KINDS[check.metric.kind].reads_columns:
             self._rules_compare_exactly(check)
             column, columns = None, {c.name: c.ref(dialect) for c in table.columns}
         else:
@@ -284,16 +286,23 @@ class _Run:
 
     def _rules_compare_exactly(self, check: CheckSpec) -> None:
         """A row rule comparing a MariaDB string column with a case-insensitive collation is refused,
-        like any other check on one (the rule's fields resolved as compile.py resolves them)."""
+        like any other check on one (the rule's fields resolved as compile.py resolves them); so is
+        a value rule on a column Spark reads as another type (a tinyint(1) is a boolean to Spark)."""
         table = self.tables[check.batch]
         for _top, rule in leaf_checks(check.metric.get("rules")):
-            if rule.get("fn") in _COLLATION_FREE:
-                continue
             for field in rule.get("fields") or []:
                 try:
                     column = table.column(field)
                 except CheckError:
                     continue  # compile_checks reports the unknown column, naming the check
+                if column.spark_reads_otherwise and rule.get("fn") not in ("notNull", "notNullIfSet"):
+                    spark_type = column.spark_ref(self.dialect(check.batch)).category
+                    raise CheckError(
+                        f"{NOT_PUSHED}: rule {rule.get('name')!r}: Spark reads column {column.name} "
+                        f"({column.column_type or column.sql_type}) as {spark_type}; Spark runs this check."
+                    )
+                if rule.get("fn") in _COLLATION_FREE:
+                    continue
                 try:
                     self._string_column_exact(check.batch, column)
                 except CheckError as exc:  # the refusal's prefix first: selection reads it
@@ -392,7 +401,8 @@ class _Run:
         try:
             query = select().limit(sink.limit)
             names, rows = db.fetch(render.render(query, db.where.dialect), limit=sink.limit)
-            categories = {c.name: c.category for c in self.tables[check.batch].columns}
+            dialect = db.where.dialect
+            categories = {c.name: c.spark_ref(dialect).category for c in self.tables[check.batch].columns}
             write_error_rows(path, names, rows, check.name, categories)
         except Exception as exc:  # noqa: BLE001 - the statistic stands; only the sample is missing
             outcome["message"] = f"Error rows could not be written to {path}: {db.say(exc)}"

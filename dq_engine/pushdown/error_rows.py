@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,8 @@ def write_error_rows(
 def _array(values: list[Any], category: str | None) -> Any:
     import pyarrow as pa
 
+    if category == BOOLEAN:  # a MariaDB tinyint(1) / bit(1), which Spark reads as a boolean
+        values = [v if v is None or isinstance(v, bool) else _truth(v) for v in values]
     if all(v is None for v in values):
         kind = {NUMERIC: pa.float64(), TIMESTAMP: pa.timestamp("us"), DATE: pa.date32(), BOOLEAN: pa.bool_()}
         return pa.array(values, kind.get(category, pa.string()))
@@ -98,7 +102,7 @@ def _marked_type(name: str, column: Column | None, dialect: str) -> Any:
 
     if column is None:  # the marks: Spark's int and string
         return pa.int32() if name == DQ_COLUMN else pa.string()
-    ref = column.ref(dialect)
+    ref = column.spark_ref(dialect)
     sql_type, category = ref.type, ref.category
     if sql_type is None or category not in (NUMERIC, STRING, DATE, TIMESTAMP, BOOLEAN, BINARY):
         return pa.string()
@@ -121,7 +125,20 @@ def _typed(values: list[Any], name: str, arrow_type: Any) -> Any:
 
     if pa.types.is_string(arrow_type):
         values = [v if v is None or isinstance(v, str) else str(v) for v in values]
+    elif pa.types.is_boolean(arrow_type):  # a MariaDB tinyint(1) / bit(1): Spark's boolean
+        values = [v if v is None or isinstance(v, bool) else _truth(v) for v in values]
+    elif pa.types.is_decimal(arrow_type):  # a bigint unsigned: Spark's decimal(20,0)
+        values = [Decimal(v) if isinstance(v, int) else v for v in values]
+    elif pa.types.is_date(arrow_type):  # a MariaDB year: Spark's date (January 1st)
+        values = [date(v, 1, 1) if isinstance(v, int) else v for v in values]
     try:
         return pa.array(values, arrow_type)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
         raise ValueError(f"Column {name}: a value does not fit {arrow_type} ({exc}).") from None
+
+
+def _truth(value: Any) -> bool:
+    """A tinyint(1) or bit(1) value as Spark reads it: any non-zero number (or bit) is true."""
+    if isinstance(value, bytes | bytearray):
+        return any(value)
+    return bool(value)

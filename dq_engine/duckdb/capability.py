@@ -5,7 +5,8 @@ is read.
 A check DuckDB could get wrong is Spark's, with the reason: a regular expression RE2 cannot run
 with Java's answers (regex.py), a datetime format only Spark reads, custom SQL that is not
 portable (sql.py); in a row rule set (nested chains too), a `re` rule RE2 cannot run as Java and a
-`like` pattern holding a backslash (Spark's LIKE escapes with it, DuckDB's LIKE has no escape).
+`like` pattern holding a backslash (Spark's LIKE escapes with it, DuckDB's LIKE has no escape) and
+a time with a zone offset (Spark converts it, DuckDB's cast drops it).
 SQL that sql_safety refuses is not a reason: every engine refuses it alike.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dq_engine.duckdb.regex import java_to_re2
 from dq_engine.duckdb.sql import NotPortable, check_portable, portable_query, spark_datetime_pattern
 from dq_engine.errors import CheckError
-from dq_engine.rowchecks.compile import leaf_checks
+from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import Batch, CheckSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_filter
 
@@ -56,9 +57,11 @@ def _rules_reason(check: CheckSpec) -> str | None:
     for top, rule in leaf_checks(check.metric.get("rules")):
         args = rule.get("args") or []
         pattern = args[0] if args else None
+        where = f"check {check.name!r}, rule {rule.get('name')!r}" + (f" of {top!r}" if top != rule.get("name") else "")
+        if zoned := zoned_time(rule):
+            return f"{where}: the time {zoned!r} has a zone offset, which Spark converts and DuckDB drops"
         if not isinstance(pattern, str):
             continue
-        where = f"check {check.name!r}, rule {rule.get('name')!r}" + (f" of {top!r}" if top != rule.get("name") else "")
         if rule.get("fn") == "re" and pattern and java_to_re2(pattern) is None:
             return f"{where}: the regular expression {pattern!r} {JAVA_ONLY_REGEX}"
         if rule.get("fn") == "like" and "\\" in pattern:

@@ -53,7 +53,7 @@ from dq_engine.pushdown.dialects import DIALECTS, NOT_PUSHED, fold_safe_casts
 from dq_engine.pushdown.error_rows import write_error_rows, write_marked_batch
 from dq_engine.pushdown.streaming import stream
 from dq_engine.result import new_outcome, number, utc_now
-from dq_engine.rowchecks.compile import leaf_checks
+from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
@@ -617,11 +617,17 @@ class _Built:
 def like_escape_problem(check: CheckSpec) -> str | None:
     """A row rule's like pattern holding a backslash: Spark's LIKE escape character, which the
     databases read with their own rules (a trailing or unknown escape: an error in Spark, a literal
-    in the database). Such a rule set is Spark's (with this reason, naming the rule)."""
+    in the database); or a time with a zone offset, which Spark converts to its time zone. Such a
+    rule set is Spark's (with this reason, naming the rule)."""
     if check.metric.kind != "row_rules":
         return None
     for _top, rule in leaf_checks(check.metric.get("rules")):
         pattern = (rule.get("args") or [None])[0]
+        if zoned := zoned_time(rule):
+            return (
+                f"rule {rule.get('name')!r}: the time {zoned!r} has a zone offset, which Spark converts to its "
+                "time zone and the database's cast reads otherwise; Spark runs it"
+            )
         if rule.get("fn") == "like" and isinstance(pattern, str) and "\\" in pattern:
             return (
                 f"rule {rule.get('name')!r}: the like pattern {pattern!r} holds a backslash, Spark's LIKE escape "

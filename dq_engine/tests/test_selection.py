@@ -167,6 +167,20 @@ def test_row_rules_and_schema_contracts_go_to_duckdb_and_pushdown_unless_a_rule_
     assert "rule 'percent'" in choices["db2"].reason and "backslash" in choices["db2"].reason
 
 
+def test_a_rule_comparing_with_a_time_in_another_zone_sends_its_batch_to_spark(files):
+    """Spark converts '…+01:00' to its time zone; DuckDB's and PostgreSQL's casts to a timestamp
+    without zone drop the offset, so the same rows would count differently."""
+    zoned = "checks:\n  - created <= '2024-01-10 00:00:00+01:00'\n"
+    naive = "checks:\n  - created <= '2024-01-10 00:00:00'\n"
+    checks = [_rules("z", "a", zoned), _rules("n", "b", naive), _rules("zdb", "db", zoned)]
+
+    choices = choose_engines(_spec(files, {"a": "small", "b": "small", "db": "db"}, checks))
+
+    assert {name: c.engine for name, c in choices.items()} == {"a": "spark", "b": "duckdb", "db": "spark"}
+    assert "rule 'check-created-le'" in choices["a"].reason and "zone offset" in choices["a"].reason
+    assert "zone offset" in choices["db"].reason
+
+
 def test_a_filter_duckdb_would_read_differently_sends_its_batch_to_spark(files):
     spec = _spec(files, {"a": "small", "b": "small"}, filters={"a": "x > 1", "b": "x RLIKE '^a'"})
 

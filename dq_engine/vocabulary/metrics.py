@@ -235,4 +235,3 @@ def mapping_condition(
 def compared_as_text(source: ColumnRef, target: ColumnRef) -> bool:
     """Whether an accuracy pair compares the string forms (one side is text, the other not)."""
     return (source.category == STRING) != (target.category == STRING)
-

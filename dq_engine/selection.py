@@ -7,8 +7,8 @@ is listed from the file system):
   and reads it; else Spark;
 - local Parquet, CSV or JSON files of at most `duckdb_max_bytes` (DQ_DUCKDB_MAX_BYTES): DuckDB,
   unless a check on the batch needs Spark's answer (a Java-only regex, a datetime format or custom
-  SQL DuckDB would answer differently: dq_engine/duckdb/capability.py) or its filter is not
-  portable;
+  SQL DuckDB would answer differently, such a rule in a row rule set: dq_engine/duckdb/capability.py)
+  or its filter is not portable;
 - everything else: Spark (hdfs:// and s3a:// paths, ORC, larger files);
 - a check reading two batches of different datasources (accuracy, value comparison): Spark for
   both, which reads every kind of source; except two local file batches both going to DuckDB,

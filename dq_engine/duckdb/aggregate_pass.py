@@ -6,7 +6,9 @@ Failure is a value, as on Spark: each check's expression is bound alone first (D
 query without running it), and a broken one (an unknown column, a wrong type) stays that check's
 error; when the fused query still fails at run time (an overflow), each check runs alone to find
 the culprit. A folded custom SQL statistic that fails runs as written instead (its own message).
-Error rows of conditional counts are the batch's rows its predicate selects.
+Error rows of conditional counts are the batch's rows its predicate selects; those of row rules
+carry the marks `_dq` and `_dq_failed_checks` beside the batch's columns, and with `output` the
+whole batch is written with them (the cleansed layer), as on Spark.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dq_engine.duckdb.queries import query, query_value
 from dq_engine.duckdb.sql import DIALECT, DuckDBDialect, folded_sql
 from dq_engine.errors import CheckError
 from dq_engine.spec import CheckSpec
-from dq_engine.vocabulary import row_metric
+from dq_engine.vocabulary import METRIC_KINDS, row_metric
 from dq_engine.vocabulary.expressions import ColumnRef
 
 logger = logging.getLogger(__name__)
@@ -30,7 +32,9 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Metric:
     aggregate: str  # DuckDB SQL of one value per batch
-    predicate: str | None  # DuckDB SQL of the offending rows (conditional counts)
+    predicate: str | None  # DuckDB SQL of the offending rows (conditional counts, row rules)
+    marks: tuple[tuple[str, str], ...] = ()  # (column name, DuckDB SQL) its rows carry (row_rules)
+    findings: tuple[str, ...] = ()  # what the schema alone shows (schema_contract)
 
 
 class _Failed:
@@ -47,12 +51,20 @@ def metric_of(run: DuckDBRun, name: str, check: CheckSpec) -> Metric:
     folded = run.plans[name].folded_sql.get(check.id)
     if folded is not None:
         return Metric(aggregate=folded_sql(folded), predicate=None)
-    column = run.batches.column(name, check.metric.get("column"))
-    built = row_metric(check.metric.kind, column, check.metric.fields, DuckDBDialect())
+    if METRIC_KINDS[check.metric.kind].reads_columns:
+        column, columns = None, run.batches.refs(name)
+    else:
+        column, columns = run.batches.column(name, check.metric.get("column")), None
+    built = row_metric(check.metric.kind, column, check.metric.fields, DuckDBDialect(), columns)
     aggregate = built.aggregate
     if check.metric.kind == "aggregate" and check.metric.get("function") == "avg":
         aggregate = _spark_decimal_average(column, aggregate)
-    return Metric(aggregate=sql_of(aggregate), predicate=None if built.predicate is None else sql_of(built.predicate))
+    return Metric(
+        aggregate=sql_of(aggregate),
+        predicate=None if built.predicate is None else sql_of(built.predicate),
+        marks=tuple((mark, sql_of(expression)) for mark, expression in built.marks),
+        findings=built.findings,
+    )
 
 
 def _spark_decimal_average(column: ColumnRef, average: exp.Expression) -> exp.Expression:
@@ -125,9 +137,22 @@ def _record(run: DuckDBRun, name: str, check: CheckSpec, metric: Metric, value: 
             outcomes.ok_value(check, query_value(value, "query"))
         except CheckError as exc:
             outcomes.fail(check, exc)
-    elif check.metric.kind == "conditional_count":
+    elif metric.predicate is not None:  # a conditional count, row rules: counted rows
         outcomes.ok(check, float(value), error_row_count=int(value))
-        view = run.batches.view(name)
-        outcomes.error_rows(check, int(value), lambda: f"SELECT * FROM {view} WHERE {metric.predicate}")
+        marked = marked_rows(run.batches.view(name), metric)
+        outcomes.error_rows(check, int(value), lambda: f"{marked} WHERE {metric.predicate}")
+        if metric.marks and check.metric.get("output"):
+            outcomes.marked_batch(check, check.metric["output"], lambda: marked)
     else:
         outcomes.ok_value(check, value)
+    if metric.findings and not isinstance(value, _Failed):
+        outcomes.outcomes[check.id]["findings"] = list(metric.findings)
+
+
+def marked_rows(view: str, metric: Metric) -> str:
+    """The SELECT of the batch's rows with the metric's marks beside their columns (row_rules:
+    `_dq`, `_dq_failed_checks`), as Spark's `select("*", *marks)`."""
+    marks = "".join(
+        f", {sql} AS {exp.to_identifier(mark, quoted=True).sql(dialect=DIALECT)}" for mark, sql in metric.marks
+    )
+    return f"SELECT *{marks} FROM {view}"

@@ -100,6 +100,10 @@ class Batches:
         """The batch's view as a quoted identifier."""
         return quote(self.views[name])
 
+    def refs(self, name: str) -> dict[str, ColumnRef]:
+        """Every column of the batch by name (row rules and schema contracts read any of them)."""
+        return {column: column_ref(column, type_name) for column, type_name in self.columns[name]}
+
     def column(self, name: str, column: Any) -> ColumnRef:
         """A batch column (exact name first, then case-insensitive, like Spark); CheckError otherwise."""
         if not isinstance(column, str) or not column:

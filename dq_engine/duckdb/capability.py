@@ -4,7 +4,10 @@ is read.
 
 A check DuckDB could get wrong is Spark's, with the reason: a regular expression RE2 cannot run
 with Java's answers (regex.py), a datetime format only Spark reads, custom SQL that is not
-portable (sql.py). SQL that sql_safety refuses is not a reason: every engine refuses it alike.
+portable (sql.py); in a row rule set (nested chains too), a `re` rule RE2 cannot run as Java and a
+`like` pattern holding a backslash (Spark's LIKE escapes with it, DuckDB's LIKE has no escape) and
+a time with a zone offset (Spark converts it, DuckDB's cast drops it).
+SQL that sql_safety refuses is not a reason: every engine refuses it alike.
 """
 
 from __future__ import annotations
@@ -12,23 +15,24 @@ from __future__ import annotations
 from dq_engine.duckdb.regex import java_to_re2
 from dq_engine.duckdb.sql import NotPortable, check_portable, portable_query, spark_datetime_pattern
 from dq_engine.errors import CheckError
+from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import Batch, CheckSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_filter
-from dq_engine.vocabulary.metrics import spark_only_reason
+
+JAVA_ONLY_REGEX = (
+    "needs Java's regex engine (DuckDB's RE2 lacks lookaround, backreferences, possessive quantifiers, "
+    "\\p{..} classes, non-ASCII literals and flags, or answers them differently)"
+)
 
 
 def reason_cannot_check(check: CheckSpec) -> str | None:
     metric = check.metric
-    if reason := spark_only_reason(metric.kind):
-        return f"check {check.name!r}: {reason}"
+    if metric.kind == "row_rules":
+        return _rules_reason(check)
     if metric.kind == "conditional_count" and metric.predicate == "regexp_mismatch":
         pattern = metric.get("pattern")
         if isinstance(pattern, str) and pattern and java_to_re2(pattern) is None:
-            return (
-                f"check {check.name!r}: the regular expression {pattern!r} needs Java's regex engine "
-                "(DuckDB's RE2 lacks lookaround, backreferences, possessive quantifiers, \\p{..} classes, "
-                "non-ASCII literals and flags, or answers them differently)"
-            )
+            return f"check {check.name!r}: the regular expression {pattern!r} {JAVA_ONLY_REGEX}"
     if metric.kind == "conditional_count" and metric.predicate == "time_between":
         pattern = metric.get("format")
         if isinstance(pattern, str) and pattern:
@@ -45,6 +49,26 @@ def reason_cannot_check(check: CheckSpec) -> str | None:
                 return f"check {check.name!r}: {_lower_first(str(exc))}"
             except CheckError:
                 pass  # refused on every engine: the engine reports it as the check's error
+    return None
+
+
+def _rules_reason(check: CheckSpec) -> str | None:
+    """The first rule of the set (nested chains walked) DuckDB would answer otherwise than Spark."""
+    for top, rule in leaf_checks(check.metric.get("rules")):
+        args = rule.get("args") or []
+        pattern = args[0] if args else None
+        where = f"check {check.name!r}, rule {rule.get('name')!r}" + (f" of {top!r}" if top != rule.get("name") else "")
+        if zoned := zoned_time(rule):
+            return f"{where}: the time {zoned!r} has a zone offset, which Spark converts and DuckDB drops"
+        if not isinstance(pattern, str):
+            continue
+        if rule.get("fn") == "re" and pattern and java_to_re2(pattern) is None:
+            return f"{where}: the regular expression {pattern!r} {JAVA_ONLY_REGEX}"
+        if rule.get("fn") == "like" and "\\" in pattern:
+            return (
+                f"{where}: the like pattern {pattern!r} holds a backslash, Spark's LIKE escape character "
+                "(DuckDB's LIKE has none)"
+            )
     return None
 
 

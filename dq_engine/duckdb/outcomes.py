@@ -1,13 +1,14 @@
 """The DuckDB engine's outcome recorder: the Spark engine's (dq_engine/spark/outcomes.py: each
 check's outcome, the plan's counters, failures as values, cancellation) with DuckDB's messages and
-DuckDB's error-row writer (error_rows.py). Importing it imports no PySpark."""
+DuckDB's error-row writer (error_rows.py), which also writes row rules' cleansed output.
+Importing it imports no PySpark."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from dq_engine import errors
-from dq_engine.duckdb.error_rows import write_error_rows
+from dq_engine.duckdb.error_rows import write_error_rows, write_marked_batch
 from dq_engine.error_store import error_rows_path
 from dq_engine.spark.outcomes import Outcomes
 from dq_engine.spec import CheckSpec
@@ -36,6 +37,17 @@ class DuckDBOutcomes(Outcomes):
             return
         self.count(check.batch, "error_row_writes")
         outcome.update(error_rows_written=min(count, sink.limit), error_rows_path=path)
+
+    def marked_batch(self, check: CheckSpec, path: str, rows: Callable[[], str]) -> None:  # type: ignore[override]
+        """The cleansed layer (row_rules' `output`): `rows()` gives the SELECT of every row with its
+        marks; a failed write is a note on the check, whose statistic stands (as on Spark)."""
+        try:
+            write_marked_batch(self.con, rows(), path)
+        except Exception as exc:  # noqa: BLE001
+            self.outcomes[check.id]["message"] = f"The marked rows could not be written to {path}: {self.say(exc)}"
+            return
+        self.count(check.batch, "error_row_writes")
+        self.outcomes[check.id]["output_path"] = path
 
 
 def _explain(exc: BaseException) -> str:

@@ -1,6 +1,12 @@
 """A table as the database's catalog describes it: its columns (name, type, category, collation)
 and a numeric key (the primary key, or a numeric column an index leads with).
 
+A column's category is what the database computes with (`ref`); what Spark's JDBC reader makes of
+it can differ (`spark_ref`): PostgreSQL's uuid, json, jsonb, xml and network types are strings to
+Spark, MariaDB's tinyint(1) / bool and bit(1) booleans, year a date, bigint unsigned
+decimal(20,0). Schema contracts check types as Spark reads them, and the writers of error rows and
+the cleansed output store such a column's values as Spark would (a tinyint(1) as a boolean).
+
 The pushdown engine resolves check columns against it (exact name first, then case-insensitively,
 as Spark does) and quotes the catalog's spelling; the Spark engine asks it for a numeric key to
 partition a JDBC read by (dq_engine/spark/partitions.py).
@@ -23,6 +29,8 @@ _PG_STRING = {"text", "character varying", "character", "varchar", "char", "name
 _MY_NUMERIC = {"tinyint", "smallint", "mediumint", "int", "integer", "bigint", "decimal", "numeric", "float", "double"}
 _MY_STRING = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"}
 _INTEGER_TYPES = {"smallint", "integer", "bigint", "tinyint", "mediumint", "int"}
+# PostgreSQL types the database cannot compare as text but Spark's JDBC reader reads as strings.
+_PG_AS_TEXT = {"uuid", "json", "jsonb", "xml", "inet", "cidr", "macaddr", "macaddr8"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +39,7 @@ class Column:
     data_type: str  # the catalog's name, lower-case (`integer`, `character varying`, `datetime`)
     sql_type: str  # as the type is spelt in a CAST (`numeric(10,2)`, `timestamp`)
     collation: str | None = None
+    column_type: str = ""  # MariaDB/MySQL's full spelling (`tinyint(1)`, `bigint(20) unsigned`); "" on PostgreSQL
 
     @property
     def category(self) -> str:
@@ -55,6 +64,36 @@ class Column:
         except Exception:  # noqa: BLE001 - a type SQLGlot cannot spell: values are not cast to it
             sql_type = None
         return ColumnRef(name=self.name, category=self.category, type=sql_type, type_name=self.sql_type)
+
+    @property
+    def spark_reads_otherwise(self) -> bool:
+        """Whether Spark's JDBC reader gives the column another category than the database's."""
+        return self._spark_reading() is not None
+
+    def spark_ref(self, dialect: str) -> ColumnRef:
+        """The column as Spark's JDBC reader types it (for schema contracts and the writers)."""
+        reading = self._spark_reading()
+        if reading is None:
+            return self.ref(dialect)
+        category, spark_type = reading
+        return ColumnRef(
+            name=self.name,
+            category=category,
+            type=exp.DataType.build(spark_type),
+            type_name=self.column_type or self.sql_type,
+        )
+
+    def _spark_reading(self) -> tuple[str, str] | None:
+        full = self.column_type.lower()
+        if self.data_type in _PG_AS_TEXT:
+            return STRING, "string"
+        if full.startswith(("tinyint(1)", "bit(1)")) and "unsigned" not in full:
+            return BOOLEAN, "boolean"
+        if self.data_type == "year":
+            return DATE, "date"
+        if self.data_type == "bigint" and "unsigned" in full:
+            return NUMERIC, "decimal(20,0)"
+        return None
 
 
 @dataclass(frozen=True)
@@ -104,7 +143,13 @@ def describe_table(db: Database, table: str) -> Table:
         # MySQL spells a CAST's type otherwise than a column's (`int(11)` is `SIGNED`): the bare type
         # name is cast to, with the precision only where it changes the value (decimal).
         columns = [
-            Column(n, t.lower(), sql_type.lower() if t.lower() in ("decimal", "numeric") else t.lower(), collation)
+            Column(
+                n,
+                t.lower(),
+                sql_type.lower() if t.lower() in ("decimal", "numeric") else t.lower(),
+                collation,
+                sql_type.lower(),
+            )
             for n, t, sql_type, collation in db.rows(_MY_COLUMNS, (schema, name))
         ]
         key_rows = db.rows(_MY_KEYS, (schema, name))

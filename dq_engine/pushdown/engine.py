@@ -1,11 +1,15 @@
 """The pushdown engine behind `dq_engine.run` (dq_engine/engines.py): a batch's checks computed by
 the PostgreSQL or MySQL/MariaDB database holding its table, as SQL rendered by SQLGlot.
 
-Per batch: ONE aggregate query (row count, every conditional count and aggregate), one
+Per batch: ONE aggregate query (row count, every conditional count, aggregate, row rule and
+schema contract's NULL count), one
 `GROUP BY ... HAVING COUNT(*) > 1` per uniqueness key, one `NOT EXISTS` per accuracy mapping whose
 target is in the same database, one query per custom SQL (render.py), each in a read-only
 transaction under a statement timeout (connection.py); error rows fetched with the sink's LIMIT
-and written as Parquet (error_rows.py), their exact count from the query's own count.
+and written as Parquet (error_rows.py), their exact count from the query's own count. Row rules'
+error rows carry `_dq` and `_dq_failed_checks` (computed by the database), and their cleansed
+output (every row with its marks) is streamed in chunks into Parquet (error_rows.py,
+streaming.py); a schema contract's findings come from the catalog's types (catalog.py).
 
 Failure is a value, as on Spark: a check that cannot be built is its own error; when the fused
 aggregate query fails, the row count and every check run alone, so only the culprit errors; a
@@ -16,7 +20,8 @@ Selection (per batch, before the run) asks `reason_cannot_read(source)` and, for
 checks tell, `reason_cannot_run(spec, batch, secrets)`: None when the engine can compute every
 check of the batch as Spark would, else the first reason (a regular expression the database
 reads otherwise, times held as text, accuracy across two databases, sampling, a
-case-insensitive collation, a function with no known translation). A check refused during a run
+case-insensitive collation, a function with no known translation, a like pattern with a
+backslash). A check refused during a run
 pinned to pushdown ends `error` with that reason.
 """
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
@@ -44,13 +50,19 @@ from dq_engine.pushdown.connection import (
     dialect_of,
 )
 from dq_engine.pushdown.dialects import DIALECTS, NOT_PUSHED, fold_safe_casts
-from dq_engine.pushdown.error_rows import write_error_rows
+from dq_engine.pushdown.error_rows import write_error_rows, write_marked_batch
+from dq_engine.pushdown.streaming import stream
 from dq_engine.result import new_outcome, number, utc_now
+from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
 from dq_engine.vocabulary.expressions import STRING
-from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY, spark_only_reason
+from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY
+
+# Row rules that do not compare a string column's values by its collation: nullness, lengths, and
+# regexes (MariaDB's run with `(?-i)`, so a `_ci` collation does not make them case-insensitive).
+_COLLATION_FREE = ("notNull", "notNullIfSet", "maxLen", "minLen", "re")
 
 CANCELLED = "The run was cancelled before this check finished."
 
@@ -72,8 +84,8 @@ class PushdownEngine:
     def reason_cannot_check(self, check: CheckSpec) -> str | None:
         """Why a check cannot be pushed down, decided from the spec alone (selection asks this in the
         web process, which has no secrets; what needs the table's catalog is `reason_cannot_run`'s)."""
-        reason = spark_only_reason(check.metric.kind)
-        return f"{NOT_PUSHED}: check {check.name!r}: {reason}" if reason else None
+        reason = like_escape_problem(check)
+        return f"{NOT_PUSHED}: check {check.name!r}, {reason}" if reason else None
 
     def reason_cannot_run(self, spec: JobSpec, batch: str, secrets: Mapping[str, str] | None = None) -> str | None:
         """Why some check of `batch` cannot be pushed down (it reads the table's catalog), or None."""
@@ -224,7 +236,7 @@ class _Run:
     def refusal(self, check: CheckSpec) -> None:
         """CheckError when the check cannot be pushed down (the reason); builds it, runs nothing."""
         kind = METRIC_KINDS[check.metric.kind]
-        if reason := spark_only_reason(check.metric.kind):
+        if reason := like_escape_problem(check):
             raise CheckError(f"{NOT_PUSHED}: {reason}.")
         if check.target_batch is not None and check.target_batch != check.batch:
             self.open(check.target_batch)
@@ -254,15 +266,48 @@ class _Run:
                 f"(collation {collation}), where Spark compares exactly; Spark runs this check."
             )
 
-    def row_metric(self, check: CheckSpec) -> tuple[exp.Expression, exp.Expression | None]:
-        column = self.tables[check.batch].column(check.metric.get("column"))
-        self._string_column_exact(check.batch, column)
-        dialect = self.dialect(check.batch)
-        built = row_metric(check.metric.kind, column.ref(dialect), check.metric.fields, DIALECTS[dialect]())
+    def row_metric(self, check: CheckSpec) -> _Built:
+        dialect, table = self.dialect(check.batch), self.tables[check.batch]
+        if check.metric.kind == "schema_contract":  # types as Spark's JDBC reader gives them
+            column, columns = None, {c.name: c.spark_ref(dialect) for c in table.columns}
+        elif METRIC_KINDS[check.metric.kind].reads_columns:
+            self._rules_compare_exactly(check)
+            column, columns = None, {c.name: c.ref(dialect) for c in table.columns}
+        else:
+            found = table.column(check.metric.get("column"))
+            self._string_column_exact(check.batch, found)
+            column, columns = found.ref(dialect), None
+        built = row_metric(check.metric.kind, column, check.metric.fields, DIALECTS[dialect](), columns)
+        marks = tuple((name, render.exact_order(fold_safe_casts(sql), dialect)) for name, sql in built.marks)
         if built.predicate is None:
-            return fold_safe_casts(built.aggregate), None
-        predicate = fold_safe_casts(built.predicate)
-        return render.count_where(predicate), predicate
+            return _Built(render.counts_where(fold_safe_casts(built.aggregate)), None, marks, built.findings)
+        predicate = render.exact_order(fold_safe_casts(built.predicate), dialect)
+        return _Built(render.count_where(predicate), predicate, marks, built.findings)
+
+    def _rules_compare_exactly(self, check: CheckSpec) -> None:
+        """A row rule comparing a MariaDB string column with a case-insensitive collation is refused,
+        like any other check on one (the rule's fields resolved as compile.py resolves them); so is
+        a value rule on a column Spark reads as another type (a tinyint(1) is a boolean to Spark)."""
+        table = self.tables[check.batch]
+        for _top, rule in leaf_checks(check.metric.get("rules")):
+            for field in rule.get("fields") or []:
+                try:
+                    column = table.column(field)
+                except CheckError:
+                    continue  # compile_checks reports the unknown column, naming the check
+                if column.spark_reads_otherwise and rule.get("fn") not in ("notNull", "notNullIfSet"):
+                    spark_type = column.spark_ref(self.dialect(check.batch)).category
+                    raise CheckError(
+                        f"{NOT_PUSHED}: rule {rule.get('name')!r}: Spark reads column {column.name} "
+                        f"({column.column_type or column.sql_type}) as {spark_type}; Spark runs this check."
+                    )
+                if rule.get("fn") in _COLLATION_FREE:
+                    continue
+                try:
+                    self._string_column_exact(check.batch, column)
+                except CheckError as exc:  # the refusal's prefix first: selection reads it
+                    named = str(exc).replace(f"{NOT_PUSHED}: ", f"{NOT_PUSHED}: rule {rule.get('name')!r}: ", 1)
+                    raise CheckError(named) from None
 
     def key_column(self, check: CheckSpec) -> str:
         column = self.tables[check.batch].column(check.metric.get("column"))
@@ -326,6 +371,23 @@ class _Run:
                 notes.append(f"Comparison: {why2}")
         self.outcomes[check.id]["message"] = " ".join(notes) or None
 
+    def marked_batch(self, check: CheckSpec, path: str, select: exp.Select) -> None:
+        """The cleansed layer (row_rules' `output`): every row of the batch with its marks, streamed
+        from the database in chunks into Parquet in the new folder `path`; a failed write is a note
+        on the check, whose statistic stands (as on Spark)."""
+        db, table = self.db(check.batch), self.tables[check.batch]
+        try:
+            names, chunks = stream(db, render.render(select, db.where.dialect))
+            try:
+                write_marked_batch(path, names, chunks, {c.name: c for c in table.columns}, db.where.dialect)
+            finally:
+                chunks.close()  # ends the database's transaction when the write stopped early
+        except Exception as exc:  # noqa: BLE001
+            self.outcomes[check.id]["message"] = f"The marked rows could not be written to {path}: {db.say(exc)}"
+            return
+        self.stats[check.batch]["error_row_writes"] += 1
+        self.outcomes[check.id]["output_path"] = path
+
     def error_rows(self, check: CheckSpec, count: int, select: Callable[[], exp.Select]) -> None:
         sink = self.spec.error_rows
         if not check.error_rows or sink is None:
@@ -339,7 +401,8 @@ class _Run:
         try:
             query = select().limit(sink.limit)
             names, rows = db.fetch(render.render(query, db.where.dialect), limit=sink.limit)
-            categories = {c.name: c.category for c in self.tables[check.batch].columns}
+            dialect = db.where.dialect
+            categories = {c.name: c.spark_ref(dialect).category for c in self.tables[check.batch].columns}
             write_error_rows(path, names, rows, check.name, categories)
         except Exception as exc:  # noqa: BLE001 - the statistic stands; only the sample is missing
             outcome["message"] = f"Error rows could not be written to {path}: {db.say(exc)}"
@@ -416,7 +479,9 @@ class _Run:
         table, filter_ = self.tables[name], self.filters[name]
         self.stats[name]["fused_checks"] = len(metrics)
         try:
-            values = list(self._value(name, render.aggregate_query(table, filter_, [m for _, (m, _) in metrics]))[0])
+            values = list(
+                self._value(name, render.aggregate_query(table, filter_, [m.aggregate for _, m in metrics]))[0]
+            )
             self.stats[name]["aggregate_passes"] += 1
             rows, results = values[0], values[1:]
         except Exception as fused_error:  # noqa: BLE001 - isolate the culprit check by check
@@ -431,21 +496,30 @@ class _Run:
                     self.fail(check, BatchError(self.errors[name]))
                 return
             results = []
-            for _, (aggregate, _) in metrics:
+            for _, built in metrics:
                 try:
-                    results.append(self._value(name, render.aggregate_query(table, filter_, [aggregate]))[0][1])
+                    results.append(self._value(name, render.aggregate_query(table, filter_, [built.aggregate]))[0][1])
                 except Exception as exc:  # noqa: BLE001
                     results.append(_Failed(exc))
                 self.stats[name]["isolation_passes"] += 1
         self.rows[name] = int(rows)
-        for (check, (_, predicate)), value in zip(metrics, results, strict=True):
+        for (check, built), value in zip(metrics, results, strict=True):
             if isinstance(value, _Failed):
                 self.fail(check, value.exc)
-            elif predicate is not None:
+                continue
+            if built.predicate is not None:
                 self.ok(check, float(value), error_row_count=int(value))
-                self.error_rows(check, int(value), lambda p=predicate: render.rows_of(table, render.both(filter_, p)))
+                self.error_rows(
+                    check,
+                    int(value),
+                    lambda b=built: render.marked_rows(table, render.both(filter_, b.predicate), b.marks),
+                )
+                if built.marks and check.metric.get("output"):
+                    self.marked_batch(check, check.metric["output"], render.marked_rows(table, filter_, built.marks))
             else:
                 self.ok_value(check, value)
+            if built.findings:
+                self.outcomes[check.id]["findings"] = list(built.findings)
         for check in plan.count_checks:
             if check.id not in self.done:
                 self.ok(check, float(rows))
@@ -526,3 +600,37 @@ class _Run:
 class _Failed:
     def __init__(self, exc: BaseException):
         self.exc = exc
+
+
+@dataclass(frozen=True)
+class _Built:
+    """One check's share of the aggregate query, as the database's SQL trees: its aggregate, the
+    condition of its rows (conditional counts, row rules), the marks its rows carry (row rules'
+    `_dq`, `_dq_failed_checks`) and the schema's findings (schema contracts)."""
+
+    aggregate: exp.Expression
+    predicate: exp.Expression | None
+    marks: tuple[tuple[str, exp.Expression], ...] = ()
+    findings: tuple[str, ...] = ()
+
+
+def like_escape_problem(check: CheckSpec) -> str | None:
+    """A row rule's like pattern holding a backslash: Spark's LIKE escape character, which the
+    databases read with their own rules (a trailing or unknown escape: an error in Spark, a literal
+    in the database); or a time with a zone offset, which Spark converts to its time zone. Such a
+    rule set is Spark's (with this reason, naming the rule)."""
+    if check.metric.kind != "row_rules":
+        return None
+    for _top, rule in leaf_checks(check.metric.get("rules")):
+        pattern = (rule.get("args") or [None])[0]
+        if zoned := zoned_time(rule):
+            return (
+                f"rule {rule.get('name')!r}: the time {zoned!r} has a zone offset, which Spark converts to its "
+                "time zone and the database's cast reads otherwise; Spark runs it"
+            )
+        if rule.get("fn") == "like" and isinstance(pattern, str) and "\\" in pattern:
+            return (
+                f"rule {rule.get('name')!r}: the like pattern {pattern!r} holds a backslash, Spark's LIKE escape "
+                "character, which the database reads otherwise; Spark runs it"
+            )
+    return None

@@ -11,7 +11,8 @@ Statements per batch (plan.py decides which):
 - per uniqueness key: `SELECT COUNT(*), SUM(n) FROM (SELECT k, COUNT(*) n ... GROUP BY k HAVING COUNT(*) > 1)`;
 - per accuracy mapping (same database): `SELECT COUNT(*) FROM src s WHERE NOT EXISTS (SELECT 1 FROM tgt t WHERE ...)`;
 - per custom SQL: the user's query with `${src_table}` bound to a CTE over the filtered table;
-- error rows: the rows a condition selects, with a LIMIT.
+- error rows: the rows a condition selects, with a LIMIT (row rules': with their marks);
+- row rules' cleansed output: every row with its marks, streamed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sqlglot import exp
 
 from dq_engine.errors import CheckError
 from dq_engine.pushdown.catalog import Table
+from dq_engine.pushdown.connection import POSTGRES
 from dq_engine.pushdown.dialects import NOT_PUSHED, regex_problem
 from dq_engine.sql_safety import ParsedSelect, parse_filter
 from dq_engine.vocabulary.expressions import is_not_null
@@ -75,6 +77,42 @@ def rows_of(table: Table, condition: exp.Expression | None) -> exp.Select:
     return select.where(exp.Paren(this=condition)) if condition is not None else select
 
 
+def marked_rows(
+    table: Table, condition: exp.Expression | None, marks: tuple[tuple[str, exp.Expression], ...]
+) -> exp.Select:
+    """SELECT *, <mark> AS <name>, ... FROM table [WHERE condition]: the rows with the marks
+    (row rules' `_dq`, `_dq_failed_checks`) beside their columns, as Spark's `select("*", *marks)`."""
+    select = rows_of(table, condition)
+    for name, expression in marks:
+        select = select.select(exp.alias_(expression, name, quoted=True), append=True)
+    return select
+
+
+_ORDERINGS = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def exact_order(tree: exp.Expression, dialect: str) -> exp.Expression:
+    """Order comparisons of a text column with a text value (row rules' gt/lt/ge/le) in code-point
+    order, as Spark compares strings: PostgreSQL compares by the column's collation (en_US puts
+    'a' before 'B'), so the column is compared `COLLATE "C"` (bytewise, which in UTF-8 is code-point
+    order). MariaDB's binary collations already order by code point; `_ci` ones are refused."""
+    if dialect != POSTGRES:
+        return tree
+
+    def exact(node: exp.Expression) -> exp.Expression:
+        if (
+            isinstance(node, _ORDERINGS)
+            and isinstance(node.this, exp.Column)
+            and isinstance(node.expression, exp.Literal)
+            and node.expression.is_string
+        ):
+            collated = exp.Collate(this=node.this.copy(), expression=exp.Identifier(this="C", quoted=True))
+            return type(node)(this=collated, expression=node.expression.copy())
+        return node
+
+    return tree.transform(exact)
+
+
 def both(*conditions: exp.Expression | None) -> exp.Expression | None:
     kept = [exp.Paren(this=c) for c in conditions if c is not None]
     if not kept:
@@ -85,6 +123,12 @@ def both(*conditions: exp.Expression | None) -> exp.Expression | None:
 def count_where(condition: exp.Expression) -> exp.Expression:
     """COUNT(CASE WHEN condition THEN 1 END): 0 over no rows, in every dialect."""
     return exp.Count(this=exp.Case(ifs=[exp.If(this=condition, true=exp.Literal.number(1))]))
+
+
+def counts_where(tree: exp.Expression) -> exp.Expression:
+    """Every COUNT_IF(c) of an aggregate (a schema contract's NULL counts) as COUNT(CASE WHEN c THEN
+    1 END): MySQL/MariaDB have no COUNT_IF, and SQLGlot would pass it through by name."""
+    return tree.transform(lambda node: count_where(node.this) if isinstance(node, exp.CountIf) else node)
 
 
 def aggregate_query(table: Table, filter_: exp.Expression | None, aggregates: Iterable[exp.Expression]) -> exp.Select:

@@ -17,6 +17,7 @@ engines render SQLGlot like any predicate of the vocabulary). The meanings (READ
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -95,6 +96,40 @@ def failed_names(compiled: list[CompiledCheck]) -> exp.Expression:
     return exp.Coalesce(
         this=exp.ConcatWs(expressions=[string(NAME_SEPARATOR), *names], coalesce=True), expressions=[string("")]
     )
+
+
+def leaf_checks(checks: Any) -> list[tuple[str, dict[str, Any]]]:
+    """(top-level check's name, entry) for every entry that is not a chain, nested chains walked:
+    what the engines ask before a run (a pattern only Spark reads, a column they compare). A rule
+    set that is not a parsed full form has none (the engines report it as the check's error)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+
+    def walk(entry: Any, top: str) -> None:
+        if not isinstance(entry, dict):
+            return
+        if entry.get("type") == "chain":
+            for nested in entry.get("checks") or []:
+                walk(nested, top)
+        else:
+            found.append((top, entry))
+
+    for check in checks if isinstance(checks, list) else []:
+        if isinstance(check, dict):
+            walk(check, str(check.get("name")))
+    return found
+
+
+# A time with a zone (`2024-01-10 00:00:00+01:00`, `...Z`): Spark converts it to the session's time
+# zone, DuckDB's and PostgreSQL's casts to a timestamp without zone drop the offset.
+_ZONED_TIME = re.compile(r"\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)$", re.IGNORECASE)
+
+
+def zoned_time(rule: dict[str, Any]) -> str | None:
+    """A value of the rule that is a time with a zone offset (engines other than Spark read it
+    otherwise, so such a rule set is Spark's), or None."""
+    if rule.get("fn") not in _COMPARE and rule.get("fn") != "in":
+        return None
+    return next((v for v in rule.get("args") or [] if isinstance(v, str) and _ZONED_TIME.search(v.strip())), None)
 
 
 # --- what each entry means ----------------------------------------------------------------------

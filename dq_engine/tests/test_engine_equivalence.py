@@ -1,7 +1,9 @@
 """Same answers on every engine (DESIGN.md, "Engine"): every built-in template runs on every engine
 that can read its source, over data with NULLs, empty strings, unicode values and column names,
 with and without filters, and each engine's statistic, error-row count and stored error rows are
-compared with Spark's.
+compared with Spark's; for row-level rule sets also each rule's count (the spec checks the platform
+adds), the `_dq` / `_dq_failed_checks` marks of the stored rows and the cleansed output's rows, for
+schema contracts the findings.
 
 Structured by parameters: SOURCE_KINDS names each kind of source with the fixture that writes the
 data there and the engines that read it. Another source kind (a database, read by Spark and
@@ -169,8 +171,114 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("min_decimal", "column_aggregate_check", {"src_field": "amount", "aggregate": "min"}),
     ("max_int_filtered", "column_aggregate_check", {"src_field": "qty", "aggregate": "max", "src_filter": "id > 2"}),
 ]
+
+# Row-level rule sets (check.yaml) and schema contracts over the same rows. `OUTPUT` asks for the
+# cleansed output (a folder per engine, filled in by equivalence_spec).
+OUTPUT = "<cleansed>"
+RULES_SHORT = """checks:
+  - amount >= 0
+  - status in ('paid', 'shipped', '')
+  - qty < 50
+  - status != void
+  - created <= '2024-01-10 00:00:00'
+  - day > '2024-01-01'
+"""
+RULES_FULL = f"""checks:
+  - name: email_set
+    fn: notNull
+    fields: ["{UNICODE}"]
+    critical: true
+  - name: email_shape
+    fn: re
+    fields: ["{UNICODE}"]
+    args: ['^[^@ ]+@[^@ ]+[.][a-z]+$']
+  - name: short_enough
+    fn: maxLen
+    fields: ["{UNICODE}", status]
+    args: [7]
+  - name: not_blank
+    fn: minLen
+    fields: ["{UNICODE}"]
+    args: [1]
+  - name: id_and_customer
+    fn: notNullIfSet
+    fields: [id, customer_id]
+  - name: not_a_dot_co
+    fn: like
+    negate: true
+    fields: ["{UNICODE}"]
+    args: ['%.co']
+  - name: unicode_listed
+    fn: in
+    fields: ["{UNICODE}"]
+    args: ['Zoë@exämple.org', '日本語@例え.jp', 'emoji😀@x.io', '']
+  - name: qty_text
+    fn: like
+    fields: [qty]
+    args: ['_']
+  - name: not_exactly_paid
+    fn: eq
+    negate: true
+    fields: [status]
+    args: [paid]
+"""
+RULES_CHAIN = """checks:
+  - type: chain
+    name: paid_or_cheap
+    clause: any
+    checks:
+      - status == paid
+      - type: chain
+        clause: all
+        negate: true
+        checks: [amount > 50, qty >= 5]
+  - type: chain
+    clause: all
+    negate: true
+    critical: true
+    checks:
+      - status == shipped
+      - id < 3
+"""
+CONTRACT_TYPES = f"""columns:
+  - {{name: id, type: integer}}
+  - {{name: "{UNICODE}", type: string}}
+  - {{name: status, type: integer}}
+  - {{name: amount, type: number}}
+  - {{name: created, type: timestamp}}
+  - {{name: day, type: date}}
+  - {{name: created_text, type: timestamp}}
+  - {{name: shipped, type: boolean}}
+  - {{name: refunded, required: false}}
+"""
+CONTRACT_NULLS = f"""strict: true
+columns:
+  - {{name: id, type: integer, nullable: false}}
+  - {{name: "{UNICODE}", nullable: false}}
+  - {{name: status, type: string, nullable: false}}
+  - {{name: qty, type: number, nullable: true}}
+  - {{name: customer_id, type: number, nullable: false}}
+  - {{name: AMOUNT}}
+"""
+CASES += [
+    ("rules_short", "row_level_check", {"checks_yaml": RULES_SHORT}),
+    ("rules_full", "row_level_check", {"checks_yaml": RULES_FULL, "output_path": OUTPUT}),
+    ("rules_chain", "row_level_check", {"checks_yaml": RULES_CHAIN, "output_path": OUTPUT}),
+    ("rules_filtered", "row_level_check", {"checks_yaml": RULES_SHORT, "src_filter": "qty > 1", "output_path": OUTPUT}),
+    ("rules_java_only", "row_level_check", {"checks_yaml": "checks:\n  - status ~= ^(?=p)\\w+\n"}),
+    ("rules_escaped_like", "row_level_check", {"checks_yaml": "checks:\n  - status like 'p\\%'\n"}),
+    ("contract_types", "schema_contract_check", {"contract_yaml": CONTRACT_TYPES}),
+    ("contract_nulls_strict", "schema_contract_check", {"contract_yaml": CONTRACT_NULLS}),
+]
 # Cases an engine declines, and the words of its reason (auto sends these to Spark).
-DECLINED = {"duckdb": {"sql_java_only": "RegexpLike", "regexp_java_only": "Java's regex engine"}}
+DECLINED = {
+    "duckdb": {
+        "sql_java_only": "RegexpLike",
+        "regexp_java_only": "Java's regex engine",
+        "rules_java_only": "rule 'check-status-re': the regular expression '^(?=p)\\\\w+' needs Java's regex engine",
+        "rules_escaped_like": "rule 'check-status-like': the like pattern 'p\\\\%' holds a backslash",
+    }
+}
 
 
 # --- the sources -----------------------------------------------------------------------------------
@@ -232,7 +340,11 @@ def _templates() -> dict[str, dict[str, Any]]:
 
 
 def equivalence_spec(sources: dict[str, dict[str, Any]], engine: str, root: Path, cases=CASES) -> JobSpec:
-    """One spec holding every case: a batch per (table, filter), every check asking for error rows."""
+    """One spec holding every case: a batch per (table, filter), every check asking for error rows;
+    a row-level rule set with one spec check per rule, as the platform runs it (executions/jobs.py),
+    and its cleansed output (OUTPUT) in a folder of this engine's own, beside `root`."""
+    from dq_engine.rowchecks.spec_checks import with_rule_checks
+
     templates = _templates()
     batches: dict[tuple[str, str | None], str] = {}
 
@@ -242,7 +354,9 @@ def equivalence_spec(sources: dict[str, dict[str, Any]], engine: str, root: Path
     checks = []
     for case_id, key, params in cases:
         rule_json = templates[key]["rule_json"]
-        checks.append(
+        if params.get("output_path") == OUTPUT:
+            params = {**params, "output_path": str(root.parent / f"{root.name}_cleansed" / case_id)}
+        checks += with_rule_checks(
             {
                 "id": case_id,
                 "name": case_id,
@@ -270,16 +384,18 @@ def equivalence_spec(sources: dict[str, dict[str, Any]], engine: str, root: Path
 
 def run_on(engine: str, spec: JobSpec, spark) -> dict[str, Any]:
     import dq_engine
+    from dq_engine.rowchecks.spec_checks import DETAIL_SEPARATOR
 
     declined = {}
     kept = []
     reader = make_engine(engine)
     for check in spec.checks:
         reason = getattr(reader, "reason_cannot_check", lambda c: None)(check)
-        if reason:
-            declined[check.id] = reason
+        if reason:  # a rule set's rule checks go with it (selection sends the batch to Spark)
+            declined[check.id.split(DETAIL_SEPARATOR)[0]] = reason
         else:
             kept.append(check)
+    kept = [check for check in kept if check.id.split(DETAIL_SEPARATOR)[0] not in declined]
     from dataclasses import replace
 
     document = dq_engine.run(replace(spec, checks=kept), spark=spark)
@@ -326,27 +442,22 @@ def answers(request, spark, tmp_path_factory) -> dict[str, dict[str, dict[str, A
 
 
 # --- the tests -------------------------------------------------------------------------------------
-# Templates only the Spark engine computes today (issue 14: the other engines do not mark rows with
-# `_dq` / `_dq_failed_checks` yet); selection sends them to Spark, so there is nothing to compare.
-SPARK_ONLY_TEMPLATES = {"row_level_check", "schema_contract_check"}
-
-
 def test_every_built_in_template_has_an_equivalence_case():
     covered = {key for _, key, _ in CASES}
-    missing = sorted(set(_templates()) - covered - SPARK_ONLY_TEMPLATES)
+    missing = sorted(set(_templates()) - covered)
     assert not missing, f"Add equivalence cases for the templates {', '.join(missing)} (CASES above)."
 
 
-def test_the_spark_only_templates_are_sent_to_spark_by_every_other_engine_with_the_reason():
-    from dq_engine.duckdb.capability import reason_cannot_check
-    from dq_engine.pushdown.engine import PushdownEngine
-    from dq_engine.spec import CheckSpec, Metric
+def findings(outcome: dict[str, Any]) -> list[str]:
+    """A contract's findings, the type each engine names ("string", "varchar") left out."""
+    import re
 
-    kinds = {key: _templates()[key]["rule_json"]["metric"]["kind"] for key in SPARK_ONLY_TEMPLATES}
-    for key, kind in kinds.items():
-        check = CheckSpec(id=key, name=key, batch="b", metric=Metric(kind, {}))
-        assert "run on Spark only" in reason_cannot_check(check), key
-        assert "run on Spark only" in PushdownEngine().reason_cannot_check(check), key
+    return [re.sub(r"^column (.+) is .+, not ", r"column \1 is *, not ", f) for f in outcome.get("findings") or []]
+
+
+def cleansed_rows(outcome: dict[str, Any]) -> list[tuple]:
+    """A rule set's cleansed output (every row with `_dq`, `_dq_failed_checks`) as sorted tuples."""
+    return stored_rows(outcome.get("output_path"))
 
 
 @pytest.mark.parametrize("kind", list(SOURCE_KINDS))
@@ -361,8 +472,8 @@ def test_every_engine_gives_sparks_statistics_counts_and_error_rows(answers, kin
         document = answers[kind][engine]
         assert {b["engine"] for b in document["batches"].values()} == {engine}
         differences = []
-        for case_id, _, _ in CASES:
-            if case_id in document["declined"]:
+        for case_id in reference["checks"]:  # every case, and each rule of a rule set ("<case>#<n>")
+            if case_id.split("#")[0] in document["declined"]:
                 continue
             want, got = reference["checks"][case_id], document["checks"][case_id]
             if got["status"] != "ok" or not _same_statistic(want["statistic"], got["statistic"]):
@@ -373,6 +484,12 @@ def test_every_engine_gives_sparks_statistics_counts_and_error_rows(answers, kin
                 differences.append(
                     (case_id, "rows", stored_rows(want["error_rows_path"]), stored_rows(got["error_rows_path"]))
                 )
+            elif findings(want) != findings(got):
+                differences.append((case_id, "findings", findings(want), findings(got)))
+            elif cleansed_rows(want) != cleansed_rows(got) or bool(want.get("output_path")) != bool(
+                got.get("output_path")
+            ):
+                differences.append((case_id, "cleansed", cleansed_rows(want), cleansed_rows(got)))
         assert differences == [], f"{engine} on {kind} differs from Spark"
         assert sum(1 for c in document["checks"].values() if c["error_rows_written"]) > 10  # rows were compared
 
@@ -449,3 +566,58 @@ def test_text_times_in_forms_other_than_iso_are_null_on_duckdb_as_documented(spa
 
     assert _one_check_doc("spark", sources, window, spark)["statistic"] == 3.0  # a year alone, a zone: Spark reads them
     assert _one_check_doc("duckdb", sources, window, spark)["statistic"] == 1.0  # only the ISO date
+
+
+# Hand-counted from ORDERS (rows r1..r9 in order). In CSV '' is an empty field, read as NULL:
+# r3's email and r4's status are NULL there, and NULLs pass every value check.
+HAND_COUNTED = {
+    # notNull: r4 | re: r3 '', r5, r8 ' ' | maxLen 7: r2, r5, r6, r7 | minLen: r3 | notNullIfSet: r4, r6
+    # not like %.co: r1, r9 | in: r1, r5, r8, r9 | qty like _: r4 (100) | not == paid: r1, r3, r9
+    "parquet": {"rules_full": [1, 3, 4, 1, 2, 2, 4, 1, 3], "chain_failing": {4, 6, 7}},
+    # notNull: r3, r4 | re: r5, r8 | minLen: none | the others as in Parquet
+    # the chain: r4's status is NULL, so `status == paid` holds
+    "csv": {"rules_full": [2, 2, 4, 0, 2, 2, 4, 1, 3], "chain_failing": {6, 7}},
+}
+
+
+@pytest.mark.parametrize("kind", list(SOURCE_KINDS))
+def test_rule_sets_and_contracts_count_what_the_rows_hold_on_every_engine(answers, kind):
+    """The numbers the rows hold (HAND_COUNTED and below), on Spark and on DuckDB."""
+    expected = HAND_COUNTED[kind]
+    for engine in SOURCE_KINDS[kind][1]:
+        checks = answers[kind][engine]["checks"]
+
+        def rules(case: str, n: int, checks=checks) -> list[float]:
+            return [checks[f"{case}#{i}"]["statistic"] for i in range(n)]
+
+        # amount >= 0: r3 | status in: r6 PAID, r7 void | qty < 50: r4 | != void: r7
+        # created <= 01-10: r6, r7 | day > 01-01: r1, r5
+        assert (checks["rules_short"]["statistic"], rules("rules_short", 6)) == (6.0, [1, 2, 1, 1, 2, 2]), engine
+        assert checks["rules_filtered"]["statistic"] == 3.0  # of qty > 1 (r2 r3 r4 r7 r8 r9): r3, r4, r7
+        assert rules("rules_full", 9) == expected["rules_full"], engine
+        assert checks["rules_full"]["statistic"] == 9.0  # every row fails one of them
+        # paid or not (amount > 50 and qty >= 5): r4, r6 (qty NULL passes), r7 | not (shipped, id < 3): r2
+        chain = expected["chain_failing"]
+        assert checks["rules_chain"]["statistic"] == 1 + len(chain), engine
+        assert rules("rules_chain", 2) == [len(chain), 1], engine
+        marks = {(row[0], row[1]): row[-2:] for row in cleansed_rows(checks["rules_chain"])}
+        assert len(marks) == 9, engine  # every row of the batch, the valid ones too
+        want = {(row[0], row[1]): (0, "") for row in ORDERS}
+        want[(2, "Zoë@exämple.org")] = (1, "chain-all-2")
+        want.update({(ORDERS[r - 1][0], ORDERS[r - 1][1]): (1, "paid_or_cheap") for r in chain})
+        if kind == "csv":
+            want = {(i, e if e != "" else None): mark for (i, e), mark in want.items()}
+        assert marks == want, engine
+        assert checks["contract_types"]["statistic"] == 3.0
+        assert findings(checks["contract_types"]) == [
+            "column status is *, not integer",
+            "column created_text is *, not timestamp",
+            "missing column shipped",
+        ]
+        # NULLs in id (r6), the email (r4), status (r5), customer_id (r4); extra created, day, created_text
+        assert checks["contract_nulls_strict"]["statistic"] == 7.0, engine
+        assert findings(checks["contract_nulls_strict"]) == [
+            "extra column created",
+            "extra column day",
+            "extra column created_text",
+        ]

@@ -232,11 +232,33 @@ def test_a_batch_auto_gave_to_pushdown_is_read_by_spark_when_pushdown_refuses_a_
     assert "\\p{" in document["batches"]["b"]["engine_reason"]
 
 
-def test_row_level_rule_sets_are_left_to_spark_by_pushdown_and_duckdb_with_the_reason():
-    from dq_engine.duckdb.capability import reason_cannot_check
-    from dq_engine.spec import CheckSpec, Metric
+def test_a_rule_comparing_a_case_insensitive_mariadb_column_is_refused_naming_the_rule(mariadb_sources):
+    """Spark compares 'PAID' and 'paid' as different; a `_ci` collation would not. Rules that only
+    look at nullness, lengths or a regex (run with `(?-i)`) are pushed down on the same column."""
+    import pymysql
 
-    rules = CheckSpec(id="1", name="rules", batch="b", target_batch=None, metric=Metric("row_rules", {"rules": []}))
+    from dq_engine.rowchecks import expand
+    from dq_engine.spec import JobSpec
 
-    assert "run on Spark only" in _engine().reason_cannot_check(rules)
-    assert "run on Spark only" in reason_cannot_check(rules)
+    def rules(text: str) -> dict:
+        return {"id": "rr", "name": "rules", "batch": "b", "metric": {"kind": "row_rules", "rules": expand(text)}}
+
+    conn = pymysql.connect(**MYSQL, autocommit=True, charset="utf8mb4")
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE TABLE {SCHEMA}.ci (status VARCHAR(20) COLLATE utf8mb4_general_ci)")
+    try:
+        sources = {**mariadb_sources, "orders": {**mariadb_sources["orders"], "table": f"{SCHEMA}.ci"}}
+
+        def reason(text: str) -> str | None:
+            spec = JobSpec.from_dict(_pushed(make_spec(sources, [rules(text)], filter=None)))
+            return _engine().reason_cannot_run(spec, "b")
+
+        compared = reason("checks:\n  - status ~= ^p\n  - type: chain\n    clause: any\n    checks: [status == paid]\n")
+        uncompared = reason("checks:\n  - status ~= ^p\n  - fn: maxLen\n    fields: [status]\n    args: [4]\n")
+    finally:
+        with conn.cursor() as cur:
+            cur.execute(f"DROP TABLE {SCHEMA}.ci")
+        conn.close()
+
+    assert compared is not None and "rule 'check-status-eq'" in compared and "utf8mb4_general_ci" in compared
+    assert uncompared is None

@@ -1,6 +1,6 @@
-"""Row-level rules (check.yaml) on the engine: per-check failed counts, invalid rows, NULL rules and
-the `_dq` / `_dq_failed_checks` marks of the error rows, on Parquet, PostgreSQL and MariaDB, all in
-the batch's one aggregate pass.
+"""Row-level rules (check.yaml) on every engine: per-check failed counts, invalid rows, NULL rules
+and the `_dq` / `_dq_failed_checks` marks of the error rows, on Parquet (Spark, DuckDB), PostgreSQL
+and MariaDB (Spark, pushdown), all in the batch's one aggregate pass.
 
 The counts below are worked out by hand from conftest.ORDERS rows 1..7 (the batch's filter).
 """
@@ -63,6 +63,23 @@ EXPECTED_MARKS = {  # order_id → the checks it fails, in rule-set order
 }
 
 
+# (source fixture, engine): each store read by Spark and by the engine `auto` gives it.
+STORES = [
+    ("parquet_sources", "spark"),
+    ("parquet_sources", "duckdb"),
+    ("pg_sources", "spark"),
+    ("pg_sources", "pushdown"),
+    ("mariadb_sources", "spark"),
+    ("mariadb_sources", "pushdown"),
+]
+
+
+def _on(spec, engine):
+    for batch in spec["batches"].values():
+        batch["engine"] = engine
+    return spec
+
+
 def _row_rules_spec(sources, tmp_path, text=CHECK_YAML):
     check = {
         "id": "rr",
@@ -75,12 +92,13 @@ def _row_rules_spec(sources, tmp_path, text=CHECK_YAML):
     return make_spec(sources, with_rule_checks(check), error_rows={"root": str(tmp_path / "errors"), "limit": 100})
 
 
-@pytest.mark.parametrize("store", ["parquet_sources", "pg_sources", "mariadb_sources"])
-def test_each_check_counts_its_failed_rows_and_error_rows_carry_their_marks(spark, request, tmp_path, store):
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_each_check_counts_its_failed_rows_and_error_rows_carry_their_marks(spark, request, tmp_path, store, engine):
     import dq_engine
 
-    spec = _row_rules_spec(request.getfixturevalue(store), tmp_path)
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path), engine)
     document = dq_engine.run(spec, spark=spark)
+    assert document["batches"]["b"]["engine"] == engine
 
     outcome = document["checks"]["rr"]
     assert outcome["status"] == "ok", outcome["message"]
@@ -123,6 +141,45 @@ def test_thirty_checks_run_in_the_one_aggregate_pass_and_read_the_source_once(sp
     assert [d["failed_rows"] for d in details] == [sum(a < i for a in amounts) for i in range(30)]
 
 
+@pytest.mark.parametrize(("store", "engine"), [("parquet_sources", "duckdb"), ("pg_sources", "pushdown")])
+def test_thirty_checks_are_one_aggregate_query_on_duckdb_and_pushdown(spark, request, tmp_path, store, engine):
+    import dq_engine
+
+    thirty = "checks:\n" + "".join(
+        f"  - name: c{i}\n    fn: ge\n    fields: [amount]\n    args: [{i}]\n" for i in range(30)
+    )
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path, thirty), engine)
+    spec["batches"] = {"b": {"source": "orders", "engine": engine}}  # all 8 rows
+    spec["error_rows"] = None
+    document = dq_engine.run(spec, spark=spark)
+
+    plan = document["plan"]["batches"]["b"]
+    assert document["batches"]["b"]["engine"] == engine
+    assert (plan["aggregate_passes"], plan["isolation_passes"], plan["fused_checks"]) == (1, 0, 31)
+    details = rule_details("rr", spec["checks"][0]["metric"]["rules"], document["checks"])
+    amounts = [10.50, -3, 7.25, 120, 55, 0, 99.99]  # row 5's NULL passes every rule
+    assert [d["failed_rows"] for d in details] == [sum(a < i for a in amounts) for i in range(30)]
+    assert document["checks"]["rr"]["statistic"] == 4.0  # 10.50, -3, 7.25 and 0 are below c29's 29
+
+
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_a_cleansed_output_folder_that_exists_is_never_written_over(spark, request, tmp_path, store, engine):
+    import dq_engine
+
+    folder = tmp_path / "cleansed" / "run-1"
+    folder.mkdir(parents=True)
+    (folder / "part-0.parquet").write_bytes(b"another run's output")
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path), engine)
+    spec["checks"][0]["metric"]["output"] = str(folder)
+    outcome = dq_engine.run(spec, spark=spark)["checks"]["rr"]
+
+    assert outcome["status"] == "ok" and outcome["statistic"] == 6.0  # the statistic stands
+    assert "The marked rows could not be written to" in outcome["message"] and "already exists" in outcome["message"]
+    assert "output_path" not in outcome or outcome["output_path"] is None
+    assert [p.name for p in folder.iterdir()] == ["part-0.parquet"]
+    assert (folder / "part-0.parquet").read_bytes() == b"another run's output"
+
+
 def test_a_check_on_a_column_the_batch_lacks_is_that_check_s_error(spark, parquet_sources, tmp_path):
     import dq_engine
 
@@ -134,10 +191,11 @@ def test_a_check_on_a_column_the_batch_lacks_is_that_check_s_error(spark, parque
     assert document["checks"]["rr#0"]["statistic"] == 1.0  # the other rule is still counted
 
 
-def test_the_cleansed_output_holds_every_row_of_the_batch_with_its_marks(spark, parquet_sources, tmp_path):
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_the_cleansed_output_holds_every_row_of_the_batch_with_its_marks(spark, request, tmp_path, store, engine):
     import dq_engine
 
-    spec = _row_rules_spec(parquet_sources, tmp_path)
+    spec = _on(_row_rules_spec(request.getfixturevalue(store), tmp_path), engine)
     spec["checks"][0]["metric"]["output"] = str(tmp_path / "cleansed" / "run-1")
     document = dq_engine.run(spec, spark=spark)
 
@@ -163,8 +221,8 @@ columns:
 """  # strict: the unlisted note column is an extra
 
 
-@pytest.mark.parametrize("store", ["parquet_sources", "pg_sources", "mariadb_sources"])
-def test_a_schema_contract_counts_and_names_each_violation_in_the_one_pass(spark, request, tmp_path, store):
+@pytest.mark.parametrize(("store", "engine"), STORES)
+def test_a_schema_contract_counts_and_names_each_violation_in_the_one_pass(spark, request, tmp_path, store, engine):
     import re
 
     import dq_engine
@@ -180,9 +238,10 @@ def test_a_schema_contract_counts_and_names_each_violation_in_the_one_pass(spark
         "metric": {"kind": "schema_contract", "contract": contract},
         "error_rows": False,
     }
-    spec = make_spec(request.getfixturevalue(store), with_rule_checks(check))
+    spec = _on(make_spec(request.getfixturevalue(store), with_rule_checks(check)), engine)
     document = dq_engine.run(spec, spark=spark)
 
+    assert document["batches"]["b"]["engine"] == engine
     assert document["checks"]["sc"]["status"] == "ok", document["checks"]["sc"]["message"]
     assert document["checks"]["sc"]["statistic"] == 5.0
     assert document["plan"]["batches"]["b"]["aggregate_passes"] == 1

@@ -116,6 +116,71 @@ def test_a_check_duckdb_would_answer_differently_sends_its_batch_to_spark_with_t
     assert "'yyyy-ww' is read by Spark only" in choices["e"].reason
 
 
+def _rules(check_id: str, batch: str, text: str) -> dict:
+    from dq_engine.rowchecks import expand
+
+    return {"id": check_id, "name": check_id, "batch": batch, "metric": {"kind": "row_rules", "rules": expand(text)}}
+
+
+def test_row_rules_and_schema_contracts_go_to_duckdb_and_pushdown_unless_a_rule_needs_spark(files):
+    contract = {"strict": False, "columns": [{"name": "x", "type": "integer", "nullable": False, "required": True}]}
+    checks = [
+        _rules("plain", "a", "checks:\n  - x >= 0\n  - x ~= ^[a-z]+$\n  - x like 'a%'\n"),
+        {
+            "id": "contract",
+            "name": "contract",
+            "batch": "b",
+            "metric": {"kind": "schema_contract", "contract": contract},
+        },
+        _rules("in_db", "db", "checks:\n  - x >= 0\n  - x ~= ^[a-z]+$\n"),
+        # nested two chains deep: a lookahead RE2 cannot run as Java does
+        _rules(
+            "nested_re",
+            "c",
+            "checks:\n  - type: chain\n    clause: any\n    checks:\n      - x > 1\n      - type: chain\n"
+            "        clause: all\n        checks: ['x ~= ^(?=.*@).+$']\n",
+        ),
+        _rules(
+            "escaped_like", "d", "checks:\n  - name: percent\n    fn: like\n    fields: [x]\n    args: ['100\\%']\n"
+        ),
+        _rules(
+            "escaped_like_db",
+            "db2",
+            "checks:\n  - name: percent\n    fn: like\n    fields: [x]\n    args: ['1\\%']\n",
+        ),
+    ]
+    batches = {"a": "small", "b": "small", "c": "small", "d": "small", "db": "db", "db2": "db"}
+
+    choices = choose_engines(_spec(files, batches, checks))
+
+    assert {name: c.engine for name, c in choices.items()} == {
+        "a": "duckdb",
+        "b": "duckdb",
+        "db": "pushdown",
+        "c": "spark",
+        "d": "spark",
+        "db2": "spark",
+    }
+    assert "rule 'check-x-re' of 'chain-any-1'" in choices["c"].reason
+    assert "needs Java's regex engine" in choices["c"].reason
+    assert "rule 'percent'" in choices["d"].reason and "backslash" in choices["d"].reason
+    assert "rule 'percent'" in choices["db2"].reason and "backslash" in choices["db2"].reason
+
+
+def test_a_rule_comparing_with_a_time_in_another_zone_sends_its_batch_to_spark(files):
+    """Spark converts '…+01:00' to its time zone; DuckDB's and PostgreSQL's casts to a timestamp
+    without zone drop the offset, so the same rows would count differently."""
+    zoned = "checks:\n  - created <= '2024-01-10 00:00:00+01:00'\n"
+    naive = "checks:\n  - created <= '2024-01-10 00:00:00'\n"
+    checks = [_rules("z", "a", zoned), _rules("n", "b", naive), _rules("zdb", "db", zoned)]
+
+    choices = choose_engines(_spec(files, {"a": "small", "b": "small", "db": "db"}, checks))
+
+    assert {name: c.engine for name, c in choices.items()} == {"a": "spark", "b": "duckdb", "db": "spark"}
+    assert "rule 'check-created-le'" in choices["a"].reason and "zone offset" in choices["a"].reason
+    assert "zone offset" in choices["db"].reason
+
+
 def test_a_filter_duckdb_would_read_differently_sends_its_batch_to_spark(files):
     spec = _spec(files, {"a": "small", "b": "small"}, filters={"a": "x > 1", "b": "x RLIKE '^a'"})
 

@@ -235,12 +235,3 @@ def mapping_condition(
 def compared_as_text(source: ColumnRef, target: ColumnRef) -> bool:
     """Whether an accuracy pair compares the string forms (one side is text, the other not)."""
     return (source.category == STRING) != (target.category == STRING)
-
-
-def spark_only_reason(kind: str) -> str | None:
-    """Why only the Spark engine computes a metric kind today, or None. The kinds that read the
-    batch's columns (row_rules, schema_contract) need the engine to mark every row with `_dq` and
-    `_dq_failed_checks` and to report the schema's findings, which only the Spark engine does."""
-    if METRIC_KINDS[kind].reads_columns:
-        return f"{kind} checks (row-level rule sets, schema contracts) run on Spark only for now"
-    return None

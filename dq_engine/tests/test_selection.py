@@ -69,11 +69,16 @@ def test_auto_sends_larger_files_remote_paths_orc_and_spark_only_options_to_spar
     assert "nullValue" in choices["csv"].reason
 
 
-def test_auto_reads_a_database_table_with_spark_while_no_pushdown_engine_is_installed(files, monkeypatch):
+def test_auto_reads_a_database_table_with_spark_while_no_pushdown_engine_is_installed(files):
     from dq_engine import engines
 
-    monkeypatch.delitem(engines.ENGINES, "pushdown")
-    choice = choose_engines(_spec(files, {"b": "db"}))["b"]
+    installed = dict(engines.ENGINES)
+    del engines.ENGINES["pushdown"]
+    try:
+        choice = choose_engines(_spec(files, {"b": "db"}))["b"]
+    finally:  # the registry back in its order (messages list the engines in it)
+        engines.ENGINES.clear()
+        engines.ENGINES.update(installed)
 
     assert (choice.engine, choice.reason) == ("spark", "auto: a database table (no pushdown engine is installed)")
 

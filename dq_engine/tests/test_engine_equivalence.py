@@ -5,8 +5,8 @@ compared with Spark's; for row-level rule sets also each rule's count (the spec 
 adds), the `_dq` / `_dq_failed_checks` marks of the stored rows and the cleansed output's rows, for
 schema contracts the findings.
 
-Structured by parameters: SOURCE_KINDS names each kind of source (Parquet, CSV, JSON here) with the fixture that writes the
-data there and the engines that read it. Another source kind (a database, read by Spark and
+Structured by parameters: SOURCE_KINDS names each kind of source (Parquet, CSV, JSON here) with
+the fixture that writes the data there and the engines that read it. Another source kind (a database, read by Spark and
 pushdown) joins by adding a fixture and an entry; the cases stay the same.
 
 A case an engine declines (its `reason_cannot_check` says Spark answers it differently: a Java-only

@@ -63,6 +63,45 @@ def new_outcome(check: CheckSpec) -> dict[str, Any]:
     }
 
 
+def new_stats() -> dict[str, Any]:
+    """One batch's counters in the document's `plan`, the same names on every engine."""
+    return {
+        "aggregate_passes": 0,
+        "isolation_passes": 0,
+        "group_bys": 0,
+        "joins": 0,
+        "sql_queries": 0,
+        "error_row_writes": 0,
+        "cached": False,
+        "fused_checks": 0,
+        "fused_sql_checks": 0,
+    }
+
+
+def run_document(
+    job: JobSpec,
+    engine: str,
+    started_at: str,
+    batches: tuple[dict[str, int | None], dict[str, str]],
+    checks: dict[str, dict[str, Any]],
+    plan: dict[str, Any],
+    spark_application_id: str | None = None,
+) -> dict[str, Any]:
+    """An engine's document for the run of `job`: `batches` is (rows by batch, error by batch)."""
+    rows, errors = batches
+    return {
+        "run_id": job.run_id,
+        "spark_application_id": spark_application_id,
+        "started_at": started_at,
+        "finished_at": utc_now(),
+        "batches": {
+            name: {"rows": rows.get(name), "error": errors.get(name), "engine": engine} for name in job.batches
+        },
+        "checks": checks,
+        "plan": plan,
+    }
+
+
 def number(value: Any) -> tuple[float | None, str | None]:
     """A statistic as a float (Decimal, int, float), or None with a message saying why not."""
     if value is None:

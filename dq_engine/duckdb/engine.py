@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from dq_engine import plan as planning
 from dq_engine.duckdb import capability, readers
-from dq_engine.result import utc_now
+from dq_engine.result import run_document, utc_now
 from dq_engine.spec import Batch, CheckSpec, FileSource, JdbcSource, JobSpec
 
 if TYPE_CHECKING:
@@ -99,18 +99,9 @@ class DuckDBEngine:
             outcomes.finish(batches.problem)
         finally:
             con.close()
-        return {
-            "run_id": job.run_id,
-            "spark_application_id": None,
-            "started_at": started_at,
-            "finished_at": utc_now(),
-            "batches": {
-                name: {"rows": batches.rows.get(name), "error": batches.errors.get(name), "engine": self.key}
-                for name in job.batches
-            },
-            "checks": outcomes.outcomes,
-            "plan": {"batches": outcomes.stats},
-        }
+        return run_document(
+            job, self.key, started_at, (batches.rows, batches.errors), outcomes.outcomes, {"batches": outcomes.stats}
+        )
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A connection of its own for this run (its temp views are its own, and go with it) to the

@@ -52,7 +52,7 @@ from dq_engine.pushdown.connection import (
 from dq_engine.pushdown.dialects import DIALECTS, NOT_PUSHED, fold_safe_casts
 from dq_engine.pushdown.error_rows import write_error_rows, write_marked_batch
 from dq_engine.pushdown.streaming import stream
-from dq_engine.result import new_outcome, number, utc_now
+from dq_engine.result import new_outcome, new_stats, number, run_document, utc_now
 from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
@@ -121,35 +121,11 @@ class PushdownEngine:
         started_at = utc_now()
         with _Run(job, secrets or {}, cancel or threading.Event(), self._timeout(job)) as run:
             run.execute()
-        return {
-            "run_id": job.run_id,
-            "spark_application_id": None,
-            "started_at": started_at,
-            "finished_at": utc_now(),
-            "batches": {
-                name: {"rows": run.rows.get(name), "error": run.errors.get(name), "engine": self.key}
-                for name in job.batches
-            },
-            "checks": run.outcomes,
-            "plan": {"batches": run.stats},
-        }
+        return run_document(job, self.key, started_at, (run.rows, run.errors), run.outcomes, {"batches": run.stats})
 
     def _timeout(self, spec: JobSpec) -> int:
         from_spec = spec.limits.statement_timeout_seconds
         return int(self.statement_timeout or from_spec or DEFAULT_STATEMENT_TIMEOUT_SECONDS)
-
-
-def _stats() -> dict[str, Any]:
-    return {
-        "aggregate_passes": 0,
-        "isolation_passes": 0,
-        "group_bys": 0,
-        "joins": 0,
-        "sql_queries": 0,
-        "error_row_writes": 0,
-        "cached": False,
-        "fused_checks": 0,
-    }
 
 
 class _Run:
@@ -160,7 +136,7 @@ class _Run:
         self.plans = planning.make_plan(spec)
         self.outcomes = {check.id: new_outcome(check) for check in spec.checks}
         self.done: set[str] = set()
-        self.stats = {name: _stats() for name in spec.batches}
+        self.stats = {name: new_stats() for name in spec.batches}
         self.rows: dict[str, int | None] = {}
         self.errors: dict[str, str] = {}
         self.databases: dict[Address, Database] = {}

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dq_engine import plan as planning
-from dq_engine.result import utc_now
+from dq_engine.result import run_document, utc_now
 from dq_engine.spark.execution import execute, prepare
 from dq_engine.spark.messages import quiet_pyspark_error_logs
 from dq_engine.spark.scheduling import cancel_watcher, job_group
@@ -88,18 +88,15 @@ class SparkEngine:
             cancel_watcher(spark, group, run.cancel),
         ):
             execute(run)
-        return {
-            "run_id": job.run_id,
-            "spark_application_id": spark.sparkContext.applicationId,
-            "started_at": started_at,
-            "finished_at": utc_now(),
-            "batches": {
-                name: {"rows": run.batches.rows.get(name), "error": run.batches.errors.get(name), "engine": self.key}
-                for name in job.batches
-            },
-            "checks": run.outcomes.outcomes,
-            "plan": {"batches": run.outcomes.stats, "spark_jobs": count_jobs(), "job_group": group},
-        }
+        return run_document(
+            job,
+            self.key,
+            started_at,
+            (run.batches.rows, run.batches.errors),
+            run.outcomes.outcomes,
+            {"batches": run.outcomes.stats, "spark_jobs": count_jobs(), "job_group": group},
+            spark_application_id=spark.sparkContext.applicationId,
+        )
 
 
 def _slug(value: Any) -> str:

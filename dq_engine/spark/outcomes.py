@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dq_engine.error_store import error_rows_path
 from dq_engine.errors import CheckError
-from dq_engine.result import new_outcome, number
+from dq_engine.result import new_outcome, new_stats, number
 from dq_engine.spark.error_rows import write_error_rows, write_marked_batch
 from dq_engine.spark.messages import describe
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
@@ -24,21 +24,6 @@ if TYPE_CHECKING:
 
 CANCELLED = "The run was cancelled before this check finished."
 _ABSENT = object()  # no comparison value (every metric but value_comparison)
-
-
-def new_stats() -> dict[str, Any]:
-    """One batch's counters in the document's `plan` (dq_engine/result.py)."""
-    return {
-        "aggregate_passes": 0,
-        "isolation_passes": 0,
-        "group_bys": 0,
-        "joins": 0,
-        "sql_queries": 0,
-        "error_row_writes": 0,
-        "cached": False,
-        "fused_checks": 0,
-        "fused_sql_checks": 0,
-    }
 
 
 class Outcomes:

@@ -1,6 +1,8 @@
-"""The row checks' preview in the worker: a one-batch job spec limited to a sample, run on the
-worker's long-lived SparkSession (executions/launcher.spark_session), answered as per-check
-failed rows. Secrets are decrypted here, in the worker, as for runs (executions/jobs.py)."""
+"""The row checks' preview in the worker: a one-batch job spec limited to the source's first rows,
+answered as per-check failed rows. The engine is chosen as for runs (`auto`): DuckDB for local
+files (no JVM), Spark for a database table (pushdown does not draw a batch's first rows), on the
+worker's long-lived SparkSession (executions/launcher.spark_session), started only then. Secrets
+are decrypted here, in the worker, as for runs (executions/jobs.py)."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ def preview_spec(datasource: Datasource, table: str, src_filter: str | None, rul
     spec = {
         "run_id": "preview",
         "sources": {"s": source},
-        "batches": {"b": {"source": "s", "filter": src_filter, "limit": limit}},
+        "batches": {"b": {"source": "s", "filter": src_filter, "limit": limit, "engine": "auto"}},
         "checks": with_rule_checks(check),
     }
     return spec, secrets
@@ -44,6 +46,7 @@ def preview(datasource_id: int, table: str, src_filter: str | None, rules: list,
     outcome = document["checks"][PREVIEW_ID]
     batch = document["batches"]["b"]
     return {
+        "engine": batch.get("engine"),
         "rows": batch.get("rows"),
         "invalid_rows": None if outcome["statistic"] is None else int(outcome["statistic"]),
         "message": outcome.get("message") or batch.get("error") or "",

@@ -4,9 +4,10 @@ validate: check.yaml → its full form (every name expanded) and warnings, or 40
 at its line and entry; fields are checked against the live catalog of the caller's datasource.
 
 preview: the same, then the rule set on a sample (`limit` rows, default 1,000) — per-check failed
-rows, nothing saved. It runs in a Spark worker (the `preview_row_checks` task on the Spark queue),
-on the worker's long-lived SparkSession, because secrets are decrypted in workers only and a warm
-session answers a 1,000-row sample in about a second; the web process waits at most
+rows, nothing saved. It runs in a worker (the `preview_row_checks` task on the Spark queue), because
+secrets are decrypted in workers only, on the engine runs would get (executions/previews.py:
+DuckDB for local files, the worker's warm SparkSession for a database table), either of which
+answers a 1,000-row sample in about a second; the web process waits at most
 DQ_PREVIEW_TIMEOUT seconds for the answer and says so when no worker was free.
 """
 

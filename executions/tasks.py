@@ -102,7 +102,8 @@ def enqueue_run(run: Run) -> None:
     time_limit=settings.DQ_PREVIEW_TIMEOUT + 10,
 )
 def preview_row_checks(datasource_id: int, table: str, src_filter: str | None, rules: list, limit: int) -> dict:
-    """A row-check rule set on a sample, on this worker's shared SparkSession; nothing saved."""
+    """A row-check rule set on a sample (DuckDB for files, this worker's shared SparkSession for a
+    database table: executions/previews.py); nothing saved."""
     from .previews import preview
 
     return preview(datasource_id, table, src_filter, rules, limit)

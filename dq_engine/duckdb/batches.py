@@ -2,8 +2,9 @@
 sql_safety and rendered for DuckDB), sampled if asked, and named as a temp view every pass reads;
 its columns as the vocabulary sees them.
 
-A sampled batch is materialised as a temp table, so every pass sees the same sample. A batch that
-cannot be read, filtered or sampled is an error for every check on it.
+A sampled batch, or one limited to its first rows (a preview), is materialised as a temp table,
+so every pass sees the same rows. A batch that cannot be read, filtered or sampled is an error for
+every check on it.
 """
 
 from __future__ import annotations
@@ -65,11 +66,21 @@ class Batches:
         ):
             self.errors[name] = f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
             return
+        if batch.limit is not None and (
+            isinstance(batch.limit, bool) or not isinstance(batch.limit, int) or batch.limit < 1
+        ):
+            self.errors[name] = f"Batch {name}: limit must be a positive whole number; got {batch.limit!r}."
+            return
+        sampled = fraction is not None and fraction < 1
         try:
-            if fraction is not None and fraction < 1:
+            if sampled:
                 percent = repr(float(fraction) * 100)
-                sampled = f"SELECT * FROM ({query}) USING SAMPLE {percent} PERCENT (bernoulli, {SAMPLE_SEED})"
-                self.con.execute(f"CREATE TEMP TABLE {quote(view)} AS {sampled}")
+                query = f"SELECT * FROM ({query}) USING SAMPLE {percent} PERCENT (bernoulli, {SAMPLE_SEED})"
+            if batch.limit is not None:  # a preview's sample: the first rows the source yields, as on Spark
+                query = f"SELECT * FROM ({query}) LIMIT {int(batch.limit)}"
+            if sampled or batch.limit is not None:
+                # Materialised: every pass sees the same rows (a sample or a LIMIT is drawn once).
+                self.con.execute(f"CREATE TEMP TABLE {quote(view)} AS {query}")
             else:
                 self.con.execute(f"CREATE TEMP VIEW {quote(view)} AS {query}")
             described = self.con.execute(f"DESCRIBE {quote(view)}").fetchall()

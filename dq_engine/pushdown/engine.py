@@ -54,7 +54,7 @@ from dq_engine.pushdown.error_rows import write_error_rows, write_marked_batch
 from dq_engine.pushdown.streaming import stream
 from dq_engine.result import new_outcome, new_stats, number, run_document, utc_now
 from dq_engine.rowchecks.compile import leaf_checks, zoned_time
-from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
+from dq_engine.spec import Batch, CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
 from dq_engine.vocabulary.expressions import STRING
@@ -80,6 +80,10 @@ class PushdownEngine:
         if dialect_of(source) is None:
             return f"{NOT_PUSHED}: pushdown reads tables in PostgreSQL and MySQL/MariaDB, not this source."
         return None
+
+    def reason_cannot_filter(self, batch: Batch) -> str | None:
+        """Why the batch itself cannot be pushed down (decided from the spec alone), or None."""
+        return reason_cannot_draw(batch, "")
 
     def reason_cannot_check(self, check: CheckSpec) -> str | None:
         """Why a check cannot be pushed down, decided from the spec alone (selection asks this in the
@@ -126,6 +130,17 @@ class PushdownEngine:
     def _timeout(self, spec: JobSpec) -> int:
         from_spec = spec.limits.statement_timeout_seconds
         return int(self.statement_timeout or from_spec or DEFAULT_STATEMENT_TIMEOUT_SECONDS)
+
+
+def reason_cannot_draw(batch: Batch, name: str) -> str | None:
+    """A sampled batch or one limited to its first rows (a preview) is Spark's or DuckDB's: the
+    database would draw other rows, and each of the batch's queries its own."""
+    label = f"batch {name}" if name else "the batch"
+    if batch.sample_fraction is not None and batch.sample_fraction != 1:
+        return f"{NOT_PUSHED}: {label} is sampled, which Spark does (the database's sampling differs)."
+    if batch.limit is not None:
+        return f"{NOT_PUSHED}: {label} is limited to its first {batch.limit} rows, which Spark or DuckDB draw once."
+    return None
 
 
 class _Run:
@@ -178,10 +193,9 @@ class _Run:
         batch = self.spec.batches[name]
         source = self.source(name)
         try:
-            if batch.sample_fraction is not None and batch.sample_fraction != 1:
-                raise CheckError(
-                    f"{NOT_PUSHED}: batch {name} is sampled, which Spark does (the database's sampling differs)."
-                )
+            refused = reason_cannot_draw(batch, name)
+            if refused:
+                raise CheckError(refused)
             db = self.db(name)
             try:
                 table = describe_table(db, source.table)

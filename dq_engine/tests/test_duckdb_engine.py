@@ -122,3 +122,42 @@ def test_json_lines_and_csv_files_are_read(tmp_path):
 
     assert from_json["checks"]["nulls"]["statistic"] == 2.0
     assert from_csv["checks"]["nulls"]["statistic"] == 1.0
+
+
+def test_a_batch_limited_to_its_first_rows_is_drawn_once_for_every_pass(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # Eight files of 5,000 rows: a multi-threaded scan may yield any of them first; every query
+    # of the batch (the aggregate pass, the group-by, a query as written) must see the same rows.
+    (tmp_path / "t").mkdir()
+    for part in range(8):
+        ids = list(range(part * 5000, (part + 1) * 5000))
+        pq.write_table(pa.table({"id": ids}), tmp_path / "t" / f"p{part}.parquet", row_group_size=500)
+    spec = {
+        "run_id": "limited",
+        "sources": {"s": {"kind": "file", "format": "parquet", "path": str(tmp_path / "t")}},
+        "batches": {"b": {"source": "s", "engine": "duckdb", "limit": 1000}},
+        "checks": [
+            {"id": "rows", "name": "rows", "batch": "b", "metric": {"kind": "row_count"}},
+            {
+                "id": "sum",
+                "name": "sum",
+                "batch": "b",
+                "metric": {"kind": "aggregate", "column": "id", "function": "sum"},
+            },
+            {"id": "dups", "name": "dups", "batch": "b", "metric": {"kind": "duplicate_values", "column": "id"}},
+            {  # DISTINCT: not folded into the aggregate pass, its own query
+                "id": "distinct",
+                "name": "distinct",
+                "batch": "b",
+                "metric": {"kind": "custom_sql", "sql": "SELECT SUM(DISTINCT id) FROM ${src_table}"},
+            },
+        ],
+    }
+
+    for _ in range(5):
+        checks = dq_engine.run(spec, spark=lambda: pytest.fail("Spark must not start"))["checks"]
+
+        assert checks["rows"]["statistic"] == 1000.0 and checks["dups"]["statistic"] == 0.0
+        assert checks["distinct"]["statistic"] == checks["sum"]["statistic"]  # the same 1,000 ids

@@ -264,3 +264,20 @@ def test_the_launcher_needs_spark_only_for_a_spec_with_a_spark_batch_or_a_check_
 
     assert needs_spark(on_duckdb) is False
     assert needs_spark(across) is True
+
+
+def test_auto_gives_a_database_table_limited_to_its_first_rows_to_spark_not_pushdown(files):
+    spec = JobSpec.from_dict(
+        {
+            "run_id": 1,
+            "sources": {"db": PG, "small": files["small"]},
+            "batches": {"preview": {"source": "db", "limit": 1000}, "sample": {"source": "small", "limit": 1000}},
+            "checks": [],
+        }
+    )
+
+    choices = choose_engines(spec)
+
+    assert choices["preview"].engine == "spark"
+    assert "limited to its first 1000 rows, which Spark or DuckDB draw once" in choices["preview"].reason
+    assert choices["sample"].engine == "duckdb"  # local files: DuckDB draws the first rows

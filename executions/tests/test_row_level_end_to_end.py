@@ -104,3 +104,20 @@ def test_the_preview_answers_each_check_s_failures_on_a_sample_from_the_warm_wor
     assert (warm.json()["rows"], warm.json()["invalid_rows"]) == (7, 2)  # orders 4 (bogus), 7 (not-an-email)
     assert [c["failed_rows"] for c in warm.json()["checks"]] == [1, 0, 1, 0]
     assert limited.json()["rows"] == 3  # the sample's size
+
+
+def test_a_preview_of_local_files_runs_on_duckdb_without_starting_spark(cast, api_as, lake, celery_worker_process):
+    client = api_as(cast.author)
+    # lake orders (order_id, status, amount): (1, paid, 1.5), (2, NULL, 2.0), (3, void, NULL)
+    body = {
+        "checks_yaml": "checks:\n  - status in ('paid')\n  - amount >= 2\n",
+        "src_datasource_id": lake.pk,
+        "src_table": "orders",
+    }
+
+    answer = client.post("/api/v1/row-checks/preview/", body, format="json")
+
+    assert answer.status_code == 200, answer.json()
+    # status in: order 3 (void; NULL passes) | amount >= 2: order 1 (1.5; NULL passes)
+    assert (answer.json()["engine"], answer.json()["rows"], answer.json()["invalid_rows"]) == ("duckdb", 3, 2)
+    assert [c["failed_rows"] for c in answer.json()["checks"]] == [1, 1]

@@ -262,3 +262,28 @@ def test_a_rule_comparing_a_case_insensitive_mariadb_column_is_refused_naming_th
 
     assert compared is not None and "rule 'check-status-eq'" in compared and "utf8mb4_general_ci" in compared
     assert uncompared is None
+
+
+def test_a_rule_ordering_text_compares_code_points_on_postgresql_whatever_the_column_s_collation(pg_sources, spark):
+    """Spark orders strings by code point ('B' < 'a'); an ICU English collation puts 'a' before 'B'.
+    The pushed-down rule compares COLLATE "C", so both count the same rows."""
+    import psycopg
+
+    import dq_engine
+
+    with psycopg.connect(**PG, autocommit=True) as conn:
+        conn.execute(f'CREATE TABLE {SCHEMA}.words (w text COLLATE "en-x-icu")')
+        try:
+            conn.execute(f"INSERT INTO {SCHEMA}.words VALUES ('B'), ('a'), ('b'), (NULL)")
+            (icu_says,) = conn.execute(f"SELECT count(*) FROM {SCHEMA}.words WHERE w > 'a'").fetchone()
+            sources = {**pg_sources, "orders": {**pg_sources["orders"], "table": f"{SCHEMA}.words"}}
+            rules = [check("after_a", "row_rules", rules="checks:\n  - w > a\n")]
+            on_spark = dq_engine.run(make_spec(sources, rules, filter=None), spark=spark)["checks"]["after_a"]
+            pushed = _run(make_spec(sources, rules, filter=None))["checks"]["after_a"]
+        finally:
+            conn.execute(f"DROP TABLE {SCHEMA}.words")
+
+    assert icu_says == 2  # the column's own order: 'B' and 'b' come after 'a'
+    # code points: only 'b' > 'a'; 'B' (66) and 'a' fail, NULL passes (value rules pass on NULL)
+    assert on_spark["statistic"] == 2.0
+    assert (pushed["status"], pushed["statistic"]) == ("ok", 2.0)

@@ -122,7 +122,13 @@ describe('the check.yaml editor in the generated form', () => {
       '/api/v1/row-checks/validate/': { status: 200, body: { checks: full, warnings: [] } },
       '/api/v1/row-checks/preview/': {
         status: 200,
-        body: { rows: 1000, invalid_rows: 3, message: '', checks: [{ name: 'check-amount-ge', failed_rows: 3, critical: false }] },
+        body: {
+          engine: 'duckdb',
+          rows: 1000,
+          invalid_rows: 3,
+          message: '',
+          checks: [{ name: 'check-amount-ge', failed_rows: 3, critical: false }],
+        },
       },
     })
     const { wrapper } = await mountForm()
@@ -141,7 +147,7 @@ describe('the check.yaml editor in the generated form', () => {
       body: { checks_yaml: 'checks:\n  - amount >= 0\n', src_datasource_id: 7, src_table: 'orders', src_filter: 'amount > 0', limit: 1000 },
     })
     const result = wrapper.find('[data-testid="yaml-preview-result"]')
-    expect(result.text()).toContain('3 of 1000 sampled rows fail a check.')
+    expect(result.text()).toContain('3 of 1000 sampled rows fail a check (read by DuckDB).')
     expect(result.find('tbody tr').text()).toBe('check-amount-ge3')
     wrapper.unmount()
   })

@@ -19,6 +19,7 @@ export interface RuleCheckDetail {
 }
 
 export interface PreviewAnswer {
+  engine?: string | null // the engine that read the sample (duckdb for files, spark for a database table)
   rows: number | null
   invalid_rows: number | null
   message: string

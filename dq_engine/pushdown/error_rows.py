@@ -58,8 +58,8 @@ def write_error_rows(
 def _array(values: list[Any], category: str | None) -> Any:
     import pyarrow as pa
 
-    if category == BOOLEAN:  # a MariaDB tinyint(1) / bit(1), which Spark reads as a boolean
-        values = [v if v is None or isinstance(v, bool) else _truth(v) for v in values]
+    if category == BOOLEAN:
+        values = _booleans(values)
     if all(v is None for v in values):
         kind = {NUMERIC: pa.float64(), TIMESTAMP: pa.timestamp("us"), DATE: pa.date32(), BOOLEAN: pa.bool_()}
         return pa.array(values, kind.get(category, pa.string()))
@@ -125,8 +125,8 @@ def _typed(values: list[Any], name: str, arrow_type: Any) -> Any:
 
     if pa.types.is_string(arrow_type):
         values = [v if v is None or isinstance(v, str) else str(v) for v in values]
-    elif pa.types.is_boolean(arrow_type):  # a MariaDB tinyint(1) / bit(1): Spark's boolean
-        values = [v if v is None or isinstance(v, bool) else _truth(v) for v in values]
+    elif pa.types.is_boolean(arrow_type):
+        values = _booleans(values)
     elif pa.types.is_decimal(arrow_type):  # a bigint unsigned: Spark's decimal(20,0)
         values = [Decimal(v) if isinstance(v, int) else v for v in values]
     elif pa.types.is_date(arrow_type):  # a MariaDB year: Spark's date (January 1st)
@@ -135,6 +135,11 @@ def _typed(values: list[Any], name: str, arrow_type: Any) -> Any:
         return pa.array(values, arrow_type)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
         raise ValueError(f"Column {name}: a value does not fit {arrow_type} ({exc}).") from None
+
+
+def _booleans(values: list[Any]) -> list[Any]:
+    """A MariaDB tinyint(1) / bit(1) column's values as Spark's JDBC reader gives them: booleans."""
+    return [v if v is None or isinstance(v, bool) else _truth(v) for v in values]
 
 
 def _truth(value: Any) -> bool:

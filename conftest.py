@@ -31,6 +31,15 @@ REDIS_URL = os.environ.get("DQ_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 # A role and user that must log in with a real password (scripts/services.sh adds the pg_hba line).
 PROBE_USER = "dq_password_probe"
 PROBE_PASSWORD = "Probe-pass-7Q!x"
+# A PostgreSQL datasource of the test server, read as the probe user (make_datasource's fields).
+PG_PROBE_DATASOURCE = {
+    "type": "postgresql",
+    "host": PG["host"],
+    "port": PG["port"],
+    "database": PG["dbname"],
+    "username": PROBE_USER,
+    "password": PROBE_PASSWORD,
+}
 MYSQL_TEST_DB = "dq_test"
 PG_TEST_SCHEMA = "dq_test"
 
@@ -234,12 +243,7 @@ def make_datasource(db):
 def pg_datasource(pg_server, make_datasource):
     return make_datasource(
         name="warehouse-pg",
-        type="postgresql",
-        host=PG["host"],
-        port=PG["port"],
-        database=PG["dbname"],
-        username=PROBE_USER,
-        password=PROBE_PASSWORD,
+        **PG_PROBE_DATASOURCE,
     )
 
 

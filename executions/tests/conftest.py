@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from conftest import PG, PROBE_PASSWORD, PROBE_USER, REDIS_URL
+from conftest import PG, PG_PROBE_DATASOURCE, PROBE_USER, REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -261,12 +261,7 @@ def e2e_tables(shared_servers_lock):
 def warehouse(pg_server, e2e_tables, make_datasource):
     return make_datasource(
         name="warehouse",
-        type="postgresql",
-        host=PG["host"],
-        port=PG["port"],
-        database=PG["dbname"],
-        username=PROBE_USER,
-        password=PROBE_PASSWORD,
+        **PG_PROBE_DATASOURCE,
     )
 
 

@@ -10,8 +10,8 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from conftest import PG, PROBE_PASSWORD, PROBE_USER, REDIS_URL
-from executions.tests.conftest import Worker
+from conftest import PG, PG_PROBE_DATASOURCE, PROBE_USER, REDIS_URL
+from executions.tests.conftest import Worker, create_check  # noqa: F401 - the gates tests import it from here
 
 SCHEMA = "dq_gates"
 # dt, order_id, customer_email: 2026-11-29 has a missing email (a failing null check), so has 11-30.
@@ -75,19 +75,8 @@ def gate_tables(shared_servers_lock):
 def shop(pg_server, gate_tables, make_datasource):
     return make_datasource(
         name="shop",
-        type="postgresql",
-        host=PG["host"],
-        port=PG["port"],
-        database=PG["dbname"],
-        username=PROBE_USER,
-        password=PROBE_PASSWORD,
+        **PG_PROBE_DATASOURCE,
     )
-
-
-def create_check(client, name, template, **params) -> int:
-    response = client.post("/api/v1/checks/", {"name": name, "template": template, "params": params}, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()["id"]
 
 
 def register(client, datasource, table, **fields) -> dict:

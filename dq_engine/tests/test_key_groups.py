@@ -16,10 +16,10 @@ pytestmark = pytest.mark.spark
 # beside one where a key repeats, a key three times, NULLs (never a duplicate).
 KEYS = [
     *range(0, 64),  # one full bucket, no repeat
-    64, 64, 127, 128,  # 64 repeats; 127 is its bucket's last slot
-    -1, -1, -64, -65, -65, -65,  # negative buckets: -1 twice, -65 three times, -64 alone
-    2**31 - 1, 2**31 - 1, -(2**31), 1000, 1001, 1002,
-    None, None,
+    *[64, 64, 127, 128],  # 64 repeats; 127 is its bucket's last slot
+    *[-1, -1, -64, -65, -65, -65],  # negative buckets: -1 twice, -65 three times, -64 alone
+    *[2**31 - 1, 2**31 - 1, -(2**31), 1000, 1001, 1002],
+    *[None, None],
 ]
 
 

@@ -174,6 +174,18 @@ def unexpected(errors: list[str]) -> list[str]:
     return [e for e in errors if not any(a in e for a in allowed)]
 
 
+def assert_top_bar_fits(page) -> None:
+    """Every section's link shows in the top bar, clear of the account links (API, Admin, user)."""
+    hidden, clearance = page.evaluate(
+        "(() => { const nav = document.querySelector('[data-testid=topbar] nav');"
+        " const account = document.querySelector('[data-testid=topbar] .account');"
+        " return [nav.scrollWidth - nav.clientWidth,"
+        " account.getBoundingClientRect().left - nav.getBoundingClientRect().right]; })()"
+    )
+    width = page.viewport_size["width"]
+    assert hidden <= 0 and clearance >= 0, f"top bar at {width} px: {hidden}px of links hidden, {clearance}px clear"
+
+
 def sign_in(page, base_url: str, username: str, password: str, path: str = "/") -> None:
     page.goto(base_url + path)
     page.wait_for_url(re.compile(r".*/login/.*"))

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from executions.models import Run
 from executions.tests.conftest import create_check
 
-from .conftest import SCHEMA, sign_in, unexpected, wait_until
+from .conftest import SCHEMA, assert_top_bar_fits, sign_in, unexpected, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -244,6 +244,7 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
         page.wait_for_load_state("networkidle")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{path} is {overflow}px too wide at 1024 px"
+        assert_top_bar_fits(page)
         if path == run_path:
             shots("narrow-run")
             # Every verdict line stays inside its card (none is cut off at the right edge).

@@ -14,7 +14,7 @@ from conftest import PG, PROBE_PASSWORD, PROBE_USER
 from datasources.models import Datasource
 from executions.tests.test_dashboard import _check, _result
 
-from .conftest import sign_in, unexpected
+from .conftest import assert_top_bar_fits, sign_in, unexpected
 from .test_browser_app import form_item, pick
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -35,6 +35,7 @@ def rows(page, testid: str):
 def assert_fits(page, what: str) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{what} is {overflow}px too wide at {page.viewport_size['width']} px"
+    assert_top_bar_fits(page)
 
 
 def test_a_list_longer_than_a_page_fetches_its_next_page_from_the_server(

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from sqlglot import ErrorLevel, exp
 
 from dq_engine.duckdb.context import DuckDBRun
-from dq_engine.duckdb.queries import query, query_value
+from dq_engine.duckdb.queries import query
 from dq_engine.duckdb.sql import DIALECT, DuckDBDialect, folded_sql
 from dq_engine.errors import CheckError
+from dq_engine.query_checks import query_value
 from dq_engine.spec import CheckSpec
 from dq_engine.vocabulary import METRIC_KINDS, row_metric
 from dq_engine.vocabulary.expressions import ColumnRef

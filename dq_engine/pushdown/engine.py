@@ -52,6 +52,7 @@ from dq_engine.pushdown.connection import (
 from dq_engine.pushdown.dialects import DIALECTS, NOT_PUSHED, fold_safe_casts
 from dq_engine.pushdown.error_rows import write_error_rows, write_marked_batch
 from dq_engine.pushdown.streaming import stream
+from dq_engine.query_checks import one_value
 from dq_engine.result import new_outcome, new_stats, number, run_document, utc_now
 from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import Batch, CheckSpec, JdbcSource, JobSpec
@@ -575,16 +576,7 @@ class _Run:
         tree = self.query_tree(check, text, what)
         db = self.db(check.batch)
         _, rows = db.fetch(render.render(tree, db.where.dialect), limit=2)
-        if not rows:
-            raise CheckError(f"The {what} returned no rows; it must return one row holding one number.")
-        if len(rows) > 1:
-            raise CheckError(f"The {what} returned more than one row; it must return one row holding one number.")
-        if len(rows[0]) != 1:
-            raise CheckError(f"The {what} must return exactly one column.")
-        value = rows[0][0]
-        if value is not None and number(value)[0] is None:
-            raise CheckError(f"The {what} must return a number; {number(value)[1]}")
-        return value
+        return one_value(rows, what)
 
 
 class _Failed:

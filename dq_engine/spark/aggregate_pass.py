@@ -15,9 +15,10 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from dq_engine.errors import CheckError
+from dq_engine.query_checks import query_value
 from dq_engine.spark.columns import RowMetric, row_metric
 from dq_engine.spark.context import SparkRun
-from dq_engine.spark.queries import query, query_value
+from dq_engine.spark.queries import query
 from dq_engine.spec import CheckSpec
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import functools
 from typing import Any
 
 from dq_engine.errors import CheckError
-from dq_engine.result import number
+from dq_engine.query_checks import one_value, run_query_check
 from dq_engine.spark.context import SparkRun
 from dq_engine.spark.jvm import regex_hook
 from dq_engine.spark.scheduling import Unit
@@ -21,23 +21,10 @@ def query_units(run: SparkRun, name: str) -> list[Unit]:
 
 def query(run: SparkRun, name: str, check: CheckSpec) -> None:
     """One check's queries, as written; the outcome is recorded (an error is the check's own)."""
-    outcomes = run.outcomes
-    try:
-        if check.metric.kind == "custom_sql":
-            statistic = scalar(run, check.metric.get("sql"), ("src_table",), check)
-            outcomes.count(name, "sql_queries")
-            outcomes.ok_value(check, statistic)
-        else:
-            places = ("src_table", "target_table")
-            statistic = scalar(run, check.metric.get("sql"), places, check)
-            comparison = scalar(run, check.metric.get("comparison_sql"), places, check, "comparison query")
-            outcomes.count(name, "sql_queries", 2)
-            outcomes.ok_value(check, statistic, comparison)
-    except Exception as exc:  # noqa: BLE001
-        outcomes.fail(check, exc)
+    run_query_check(run.outcomes, name, check, functools.partial(scalar, run, check=check))
 
 
-def scalar(run: SparkRun, text: Any, placeholders: tuple[str, ...], check: CheckSpec, what: str = "query") -> Any:
+def scalar(run: SparkRun, text: Any, placeholders: tuple[str, ...], what: str = "query", *, check: CheckSpec) -> Any:
     """Run a user's one-value SELECT against the batches' views and return the value."""
     if not isinstance(text, str):
         raise CheckError(f"The {what} is missing.")
@@ -50,16 +37,4 @@ def scalar(run: SparkRun, text: Any, placeholders: tuple[str, ...], check: Check
         {placeholder: run.batches.view(batches[placeholder]) for placeholder in parsed.tables_used},
         regex=regex_hook(run.spark),
     )
-    rows = run.spark.sql(sql).limit(2).collect()
-    if not rows:
-        raise CheckError(f"The {what} returned no rows; it must return one row holding one number.")
-    if len(rows) > 1:
-        raise CheckError(f"The {what} returned more than one row; it must return one row holding one number.")
-    return query_value(rows[0][0], what)
-
-
-def query_value(value: Any, what: str) -> Any:
-    """A statistic query's value: a number or NULL; anything else is the check's error."""
-    if value is not None and number(value)[0] is None:
-        raise CheckError(f"The {what} must return a number; {number(value)[1]}")
-    return value
+    return one_value(run.spark.sql(sql).limit(2).collect(), what)

@@ -4,7 +4,7 @@ form does, against the real PostgreSQL test server."""
 
 import pytest
 
-from conftest import PG, PROBE_PASSWORD, PROBE_USER
+from conftest import PG, PG_PROBE_DATASOURCE, PROBE_USER
 from datasources.models import Datasource
 
 pytestmark = pytest.mark.django_db
@@ -14,15 +14,7 @@ URL = "/api/v1/datasources/"
 
 @pytest.fixture
 def new_pg(pg_server):
-    return {
-        "name": "new-warehouse",
-        "type": "postgresql",
-        "host": PG["host"],
-        "port": PG["port"],
-        "database": PG["dbname"],
-        "username": PROBE_USER,
-        "password": PROBE_PASSWORD,
-    }
+    return {"name": "new-warehouse", **PG_PROBE_DATASOURCE}
 
 
 def test_an_admin_tests_a_new_configuration_and_nothing_is_saved(cast, api_as, new_pg):

@@ -10,7 +10,7 @@ coalesced by adaptive execution, hence the estimate: a small batch gets one part
 not hundreds of empty tasks.
 
 An integer key checked for uniqueness alone first goes through a bucket pre-pass
-(`candidate_buckets`): keys grouped by key >> 6, each bucket's row count against the number of
+(`keys_in_repeating_buckets`): keys grouped by key >> 6, each bucket's row count against the number of
 distinct keys in it (the popcount of a 64-bit OR of 1 << (key & 63)). Equal means no key of the
 bucket repeats, so only the rows of the other buckets are shuffled key by key. The pre-pass
 aggregates before its shuffle (a bucket holds up to 64 keys), so a near-unique key, what a
@@ -36,7 +36,6 @@ from dq_engine.vocabulary.metrics import compared_as_text
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import DataType
 
 logger = logging.getLogger(__name__)
 
@@ -78,12 +77,13 @@ def uniqueness_units(run: SparkRun, name: str) -> list[Unit]:
 
 def duplicates(run: SparkRun, name: str, column_name: str, group: list[CheckSpec]) -> None:
     from pyspark.sql import functions as F
+    from pyspark.sql.types import IntegralType
 
     frame, outcomes = run.batches.frames[name], run.outcomes
     column = F.col(quote_identifier(column_name))
     try:
         keys = frame.where(column.isNotNull()).select(column.alias("__dq_key"))
-        if is_integer(frame.schema[column_name].dataType):
+        if isinstance(frame.schema[column_name].dataType, IntegralType):  # byte, short, int, long
             keys = keys_in_repeating_buckets(run.spark, keys)
         duplicated = group_keys(run.spark, keys, F.count(F.lit(1)).alias("__dq_n")).where(F.col("__dq_n") > 1)
         with without_partial_aggregation(run.spark):
@@ -122,12 +122,6 @@ def keys_in_repeating_buckets(spark: SparkSession, keys: DataFrame) -> DataFrame
     schema = StructType([StructField("__dq_bucket", LongType(), nullable=False)])
     buckets = spark.createDataFrame([(row[0],) for row in found], schema)
     return keys.join(F.broadcast(buckets), bucket == F.col("__dq_bucket"), "left_semi")
-
-
-def is_integer(data_type: DataType) -> bool:
-    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
-
-    return isinstance(data_type, (ByteType, ShortType, IntegerType, LongType))
 
 
 def group_keys(spark: SparkSession, keys: DataFrame, *aggregates: Column) -> DataFrame:

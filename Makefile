@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: run test lint bench bench-e2e setup setup-dev system-deps services frontend jvm clean
+.PHONY: run test test-fast lint bench bench-e2e setup setup-dev system-deps services frontend jvm clean
 
 run: setup system-deps jvm frontend
 	@scripts/run.sh
@@ -14,6 +14,11 @@ test: setup-dev services
 	@scripts/build-jvm.sh
 	@scripts/build-frontend.sh
 	@scripts/test.sh $(ARGS)
+
+# The inner loop: every test but Spark's, the browser's and the clean install (minutes, not half
+# an hour). `make test` still runs everything; CI runs `make test`.
+test-fast: setup-dev services system-deps
+	@DQ_SKIP_VITEST=1 scripts/test.sh -m "not spark and not browser and not clean_install" $(ARGS)
 
 # The engine benchmark (bench/README.md); size with BENCH_ROWS, e.g. BENCH_ROWS=10000000 make bench.
 bench: setup system-deps jvm

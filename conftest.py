@@ -44,6 +44,14 @@ MYSQL_TEST_DB = "dq_test"
 PG_TEST_SCHEMA = "dq_test"
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that asks for the SparkSession is a Spark test whether or not it says so, so that the
+    fast lane (`make test-fast`, `-m "not spark"`) leaves out every test that would start a JVM."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
 @dataclass
 class Cast:
     admin: object

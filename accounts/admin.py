@@ -1,5 +1,5 @@
 """The admin's API token list: whose token, when made and when it expires, a key prefix, never
-the key (issue 9, row 7). DRF's own TokenProxy admin shows raw keys, which anyone with admin
+the key. DRF's own TokenProxy admin shows raw keys, which anyone with admin
 access could sign in with; and since a token's key is its primary key, every admin link and
 checkbox would carry it too. So the list links nothing by key: a token is revoked through its
 user (a user has at most one token)."""

@@ -43,7 +43,7 @@ COUNTRY_CODE_LENGTH = 2
 DEMO_ROWS = {"orders": 5000, "customers": 503}
 CUSTOMER_IDS = range(1, 501)
 
-# Exact counts a correct check reports on the demo data; the statistic semantics are DESIGN.md's.
+# Exact counts a correct check reports on the demo data; the statistic semantics are dq_engine/vocabulary's.
 DEMO_DEFECTS: dict[str, dict[str, int]] = {
     "orders": {
         "customer_email_null": 25,

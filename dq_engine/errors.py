@@ -1,8 +1,8 @@
 """Failures as values: the messages a check or a batch reports instead of a stack trace.
 
 A broken check (unknown column, wrong type, bad SQL, bad regex) or an unreadable batch becomes
-`{"status": "error", "message": ...}` in the result document (CONVENTIONS.md, "A failure is a
-value"). `describe` turns an exception into one short readable message without a stack trace (an
+`{"status": "error", "message": ...}` in the result document.
+`describe` turns an exception into one short readable message without a stack trace (an
 engine passes `explain` for its own exceptions: dq_engine/spark/messages.py for Spark's and the
 JVM's), and `redact` removes the secrets the run used (passwords) from it.
 """

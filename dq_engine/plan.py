@@ -1,6 +1,6 @@
 """The fused plan: which Spark work each batch needs, decided from the spec alone (no Spark here).
 
-Per batch (DESIGN.md, "Engine"):
+Per batch:
 - ONE aggregate pass: the filtered row count plus every conditional count and aggregate;
 - one group-by per distinct key column, shared by all uniqueness checks on that column;
 - one left-anti join per (source batch, target batch, mappings), shared by identical accuracy checks;

@@ -1,4 +1,4 @@
-"""Which engine reads each batch, and why (DESIGN.md, "Engine").
+"""Which engine reads each batch, and why.
 
 `auto` (the default) decides per batch, from the spec alone (no data is read; a file source's size
 is listed from the file system):

@@ -1,6 +1,6 @@
 """Parse the SQL users write for checks and refuse anything that is not read-only or not the expected shape.
 
-Users write two kinds of SQL (DESIGN.md, "Rules: templates are data"):
+Users write two kinds of SQL:
 
 - row filters (`src_filter`, `target_filter`): ONE boolean expression, like the part after WHERE;
 - custom statistic queries (`statistics_execute_sql`, `comparison_execute_sql`): ONE read-only SELECT
@@ -8,7 +8,7 @@ Users write two kinds of SQL (DESIGN.md, "Rules: templates are data"):
 
 Everything is parsed with SQLGlot in the Spark dialect and checked on the syntax tree; the engine then
 runs SQL *rendered from that tree* (identifiers quoted, comments dropped, placeholders bound to temp
-views as quoted identifiers), never the user's text (CONVENTIONS.md, "The engine"). A refusal is an
+views as quoted identifiers), never the user's text. A refusal is an
 `UnsafeSQL` whose message is written for the person who typed the SQL.
 
 The engine must keep Spark's `spark.sql.parser.escapedStringLiterals` at its default (false): the

@@ -1,5 +1,5 @@
 """Celery app. Spark work goes to the `spark` queue, served by a worker with one process so a
-single long-lived JVM holds the SparkSession (stack-notes T13); everything else uses `default`.
+single long-lived JVM holds the SparkSession; everything else uses `default`.
 
 The signals below make every process that runs tasks write heartbeats (executions/heartbeat.py),
 which the reaper reads to find runs whose worker died. Beat runs with dq_platform.beat.Scheduler,

@@ -1,4 +1,4 @@
-"""Request size limit, applied before any parser reads a body (issue 9, row 9).
+"""Request size limit, applied before any parser reads a body.
 
 Django's own DATA_UPLOAD_MAX_MEMORY_SIZE guards only `request.body` and form parsing; DRF's
 parsers and the YAML import read the stream directly and would take any size. A declared length

@@ -37,7 +37,7 @@ class Pages(PageNumberPagination):
 
     def paginate_queryset(self, queryset, request, view=None):
         # Other APIs' paging words: silently ignoring `?limit=-1` would hand back a page of a size
-        # the caller did not ask for (issue 9, row 11).
+        # the caller did not ask for.
         for word in ("limit", "offset"):
             if word in request.query_params:
                 raise ValidationError(

@@ -28,7 +28,7 @@ def read_limited(stream) -> bytes:
 
 class JSONParser(parsers.JSONParser):
     """DRF's JSON parser, plus: a body nested deeper than Python's decoder can follow (a 50,000-deep
-    array, say) is a 400 in the API's error shape, not a RecursionError and a 500 (issue 9, row 11)."""
+    array, say) is a 400 in the API's error shape, not a RecursionError and a 500."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         body = io.BytesIO(read_limited(stream))

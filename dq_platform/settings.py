@@ -174,7 +174,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # can share it in the end-to-end tests; one file per test process, so parallel runs don't clash.
     DATABASES["default"].setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")
     # The worker writes results while the web process writes too: WAL + IMMEDIATE transactions
-    # avoid "database is locked" (stack-notes T12).
+    # avoid "database is locked".
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
@@ -281,7 +281,7 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = _env("str", "CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem"):
     # kombu's filesystem transport: no server to install; in and out must be the same folder
-    # for one shared queue, and kombu does not create the folders (stack-notes T11).
+    # for one shared queue, and kombu does not create the folders.
     _broker_dir = Path(_env("str", "DQ_CELERY_BROKER_DIR", default=str(VAR_DIR / "celery-broker")))
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
@@ -307,7 +307,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULER = "dq_platform.beat:Scheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = _bool("CELERY_TASK_ALWAYS_EAGER", False)
-# Spark work has its own queue so a worker holding a JVM (-c 1) takes only that (stack-notes T13).
+# Spark work has its own queue so a worker holding a JVM (-c 1) takes only that.
 DQ_SPARK_QUEUE = _env("str", "DQ_SPARK_QUEUE", default="spark")
 # Beat's own tasks (the reaper, schedule ticks) and alerts; renamed only to keep two platforms
 # apart on one broker (the production test, tests/test_production_from_clean_install.py).

@@ -142,8 +142,8 @@ def _details(version: CheckVersion, document: dict[str, Any]) -> dict[str, Any]:
 
 def _critical_blocks(result: Result) -> None:
     """A critical row check failing on any row makes the result a blocking failure, whatever the
-    threshold and the check's own failure strategy (seed 003: critical violations stop the
-    processes that depend on the data). Recorded as the result's strategy, so every list and
+    threshold and the check's own failure strategy: critical violations stop the processes
+    that depend on the data. Recorded as the result's strategy, so every list and
     filter that asks "does it block?" answers the same."""
     critical = critical_failures(result.details.get("checks", []))
     if not critical:

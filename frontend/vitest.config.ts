@@ -7,7 +7,7 @@ export default mergeConfig(
     test: {
       environment: 'happy-dom',
       include: ['tests/**/*.test.ts'],
-      // Without this Element Plus and form-create validation silently pass in tests (stack-notes T24).
+      // Without this Element Plus and form-create validation silently pass in tests.
       server: { deps: { inline: ['element-plus', '@form-create/element-ui'] } },
     },
   }),

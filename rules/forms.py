@@ -119,7 +119,7 @@ def _fetch_options(rule: dict[str, Any], entry: ResolvedInput, by_field: dict[st
     """Options load from the API whenever a referenced `{{$form.x}}` changes (form-create effect.fetch).
 
     Parents travel as query parameters, never in the path: form-create fires once with empty
-    values, and the endpoint then answers an empty list instead of a 404 (stack-notes T23).
+    values, and the endpoint then answers an empty list instead of a 404.
     """
     chain = _parent_chain(entry.field, by_field)
     if entry["option_source"] == "tables":

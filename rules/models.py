@@ -279,8 +279,8 @@ class ImmutableVersion(Exception):
 class TemplateVersion(models.Model):
     """An immutable copy of a template's definition at one version number. A check version points
     at the one it was saved with and every run computes from it, so editing the template later
-    changes no existing check version (seed 001: a run references a concrete version, never a
-    record edited in place); checks move on when edited or explicitly upgraded."""
+    changes no existing check version (a run references a concrete version, never a record
+    edited in place); checks move on when edited or explicitly upgraded."""
 
     template = models.ForeignKey(RuleTemplate, on_delete=models.CASCADE, related_name="definitions")
     number = models.PositiveIntegerField()

@@ -111,7 +111,7 @@ CHECKS_DOCUMENT = inline_serializer(
 
 
 class YAMLParser(BaseParser):
-    """The import's YAML text, at most DQ_MAX_BODY_BYTES (issue 9, row 9), as UTF-8."""
+    """The import's YAML text, at most DQ_MAX_BODY_BYTES, as UTF-8."""
 
     media_type = "application/yaml"
 
@@ -271,7 +271,7 @@ class CheckViewSet(viewsets.ModelViewSet):
 def _options_datasource(request) -> Datasource | None:
     raw = request.query_params.get("datasource", "").strip()
     if not raw:
-        return None  # form-create asks once before a datasource is picked (stack-notes T23)
+        return None  # form-create asks once before a datasource is picked
     if not raw.isdigit() or len(raw) > 18:
         raise ValidationError({"datasource": ["A datasource id: a whole number."]})
     return get_object_or_404(Datasource.objects.visible_to(request.user), pk=int(raw))

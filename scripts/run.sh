@@ -10,9 +10,9 @@ cd "$(dirname "$0")/.."
 PORT=${PORT:-8000}
 URL="http://127.0.0.1:$PORT"
 PY=.venv/bin/python
-export PATH="$PWD/.venv/bin:$PATH"        # spark-submit and Spark's helpers find the venv (stack-notes T6)
-export SPARK_LOCAL_IP=127.0.0.1           # else Spark binds a non-loopback address (T8)
-export PYSPARK_PYTHON="$PWD/.venv/bin/python"  # else Spark's Python workers use PATH's python3 (T5)
+export PATH="$PWD/.venv/bin:$PATH"        # spark-submit and Spark's helpers find the venv
+export SPARK_LOCAL_IP=127.0.0.1           # else Spark binds a non-loopback address
+export PYSPARK_PYTHON="$PWD/.venv/bin/python"  # else Spark's Python workers use PATH's python3
 
 port_in_use() {
   (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null

@@ -1,4 +1,4 @@
-"""The API answers errors in its JSON shape, with the right status (issue 9, rows 6, 9 and 12):
+"""The API answers errors in its JSON shape, with the right status:
 401 with WWW-Authenticate when not signed in, JSON 403/404/413/500 under /api/, and the browser
 app's not-found page elsewhere. No answer shows a debug page or lists the URL patterns."""
 

@@ -1,4 +1,4 @@
-"""A bounded property-based fuzz of the OpenAPI schema against a live server (issue 9, point 11).
+"""A bounded property-based fuzz of the OpenAPI schema against a live server.
 
 Schemathesis generates requests for every operation of /api/schema/ (its examples and fuzzing
 phases, a fixed number of cases per operation, a fixed seed so a failure reproduces) and sends

@@ -1,6 +1,5 @@
 """Who may do what: a member of the restricted datasource's group, an outsider (in no group) and an
-admin, over every read and write endpoint, before and after the events that used to leak data
-(issue 9, rows 2 and 3): moving a check to an open datasource, restricting a datasource later,
+admin, over every read and write endpoint, before and after the events that used to leak data: moving a check to an open datasource, restricting a datasource later,
 and deleting one.
 
 The world: datasource A is restricted to the group "analysts" (the member is in it), datasource B

@@ -251,7 +251,7 @@ def test_it_runs_beat_on_the_database_scheduler_and_the_worker_on_both_queues(co
     beat = " ".join(compose["services"]["beat"]["command"])
     worker = " ".join(compose["services"]["worker"]["command"])
     # Beat runs apart from the worker, on the database scheduler that runs the reaper in beat's
-    # own process (issue 10.6): the plain DatabaseScheduler would send it to the workers' queue.
+    # own process: the plain DatabaseScheduler would send it to the workers' queue.
     assert "--scheduler dq_platform.beat:Scheduler" in beat and issubclass(Scheduler, DatabaseScheduler)
     assert "executions.tasks.reap_stale_runs" in RUN_IN_BEAT
     assert re.search(r"-Q (spark,default|default,spark)\b", worker)

@@ -1,5 +1,5 @@
 """`make run` (scripts/run.sh) as a user runs it: a worker killed with SIGKILL is started again and
-the web server keeps serving (issue 10: a dead worker used to stop the web server too)."""
+the web server keeps serving (a dead worker used to stop the web server too)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The OpenAPI description matches the paths that work and documents the error answers and the
-content types (issue 9, row 12)."""
+content types."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The production configuration, from a clean install (issue 9, row 13, point 12).
+"""The production configuration, from a clean install.
 
 A virtualenv with requirements.txt alone (tests/support/clean_venv.py) runs the platform as
 production does: a fresh PostgreSQL metadata database, a Redis broker, gunicorn, a Celery worker

@@ -1,4 +1,4 @@
-"""Failed sign-ins are throttled (issue 9, row 7): the 10th failure for one username from one
+"""Failed sign-ins are throttled: the 10th failure for one username from one
 address within 15 minutes locks that pair out of the token endpoint, /login/ and the admin's
 login, the right password included, with 429 and Retry-After, until the window ends."""
 

@@ -1,5 +1,4 @@
-"""API tokens expire after DQ_TOKEN_TTL, a user revokes their own, and the admin shows no raw key
-(issue 9, row 7)."""
+"""API tokens expire after DQ_TOKEN_TTL, a user revokes their own, and the admin shows no raw key."""
 
 from __future__ import annotations
 

@@ -1,2 +1,2 @@
-# One SparkSession per test run, shared with the engine's tests (stack-notes T15).
+# One SparkSession per test run, shared with the engine's tests.
 from dq_engine.tests.conftest import spark  # noqa: F401

@@ -1,5 +1,5 @@
 """File datasources: every subdirectory or matching file directly under `path` is one dataset,
-named by it without its extension (DESIGN.md). Schemas come from pyarrow, which reads only
+named by it without its extension. Schemas come from pyarrow, which reads only
 footers (Parquet, ORC) or the first block (CSV, JSON).
 
 pyarrow is imported only where it is needed (remote listings, schemas): listing a local directory

@@ -40,7 +40,7 @@ def _truthy(value) -> bool:
 
 
 class MySQLConnector:
-    """MySQL and MariaDB. Tables are named `<database>.<table>` (DESIGN.md)."""
+    """MySQL and MariaDB. Tables are named `<database>.<table>`."""
 
     default_port = DEFAULT_PORT
 

@@ -1,7 +1,7 @@
 """Java regular expressions as RE2 patterns (DuckDB's regex engine) with the same answers, or None.
 
 A regexp check asks whether Java's `Pattern.compile(p).matcher(value).find()` succeeds (Spark's
-RLIKE, DESIGN.md). RE2 differs from Java in more than syntax: `.` excludes only `\\n` (Java also
+RLIKE). RE2 differs from Java in more than syntax: `.` excludes only `\\n` (Java also
 excludes `\\r`, U+0085, U+2028, U+2029), `$` is the very end (Java's also matches before a final
 line terminator), `\\s` lacks `\\x0B`, and RE2 has no lookaround, backreferences, possessive or
 atomic groups. So the pattern is never passed on as written: it is parsed by the parser the Spark

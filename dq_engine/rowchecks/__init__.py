@@ -1,4 +1,4 @@
-"""Row-level rules written as check.yaml (seed 003): every row marked with `_dq` (how many checks
+"""Row-level rules written as check.yaml: every row marked with `_dq` (how many checks
 it fails) and `_dq_failed_checks` (their names).
 
 - language.py: the text → its full form (every name expanded), or problems with line and entry;

@@ -1,4 +1,4 @@
-"""contract.yaml (seed 003: the schema contract applied before the row checks) → its full form, and
+"""contract.yaml → its full form, and
 its violations on a batch as dialect-neutral SQLGlot.
 
     strict: true                 # optional: columns the contract does not list are violations

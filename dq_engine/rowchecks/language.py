@@ -1,4 +1,4 @@
-"""check.yaml (seed 003) → its full form, every name expanded, or the problems with their lines.
+"""check.yaml → its full form, every name expanded, or the problems with their lines.
 
 The language (README, "Row-level rules: check.yaml"):
 

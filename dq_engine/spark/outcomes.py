@@ -1,6 +1,6 @@
 """The outcome recorder: each check's outcome, the plan's counters, and the error-row writes.
 
-Failure is a value (CONVENTIONS.md): a pass that fails records `error` for its own checks only,
+Failure is a value: a pass that fails records `error` for its own checks only,
 with a short, secret-free message; the other checks of the run still report. Passes run
 concurrently, so counters are updated under a lock (each check's outcome is written by the one
 pass that computes it).

@@ -1,10 +1,10 @@
 """Readers: a spec source → a Spark DataFrame (lazy; only the schema is looked up here).
 
-JDBC (stack-notes §5): the driver class is always passed (trap T9: "No suitable driver" otherwise),
+JDBC: the driver class is always passed ("No suitable driver" otherwise),
 the table identifier is quoted for the dialect, the password comes from the secrets mapping by the
 name the spec gives (never from the spec, never logged), and connect/login timeouts make an
 unreachable database fail within seconds instead of minutes. DataFrame aggregates over a JDBC
-read are computed in Spark, not pushed down (trap T10): the engine reads each batch once and fuses
+read are computed in Spark, not pushed down: the engine reads each batch once and fuses
 its checks, so the table crosses the wire once per run.
 
 Files: parquet, csv (header and schema inference on unless the source's options say otherwise),

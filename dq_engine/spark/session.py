@@ -1,6 +1,6 @@
 """Build (or reuse) the SparkSession the engine runs on.
 
-Whoever calls `build_spark` owns the session's life (CONVENTIONS.md, "The engine"): the Celery
+Whoever calls `build_spark` owns the session's life: the Celery
 worker keeps one for its whole life, the CLI stops its own, the tests share one per test run.
 `getOrCreate` semantics mean a second call in the same process returns the running session (its
 static settings, such as the master and the jars, are the first call's).
@@ -20,10 +20,10 @@ if TYPE_CHECKING:  # pyspark is imported lazily: `import dq_engine` must stay ch
 
 logger = logging.getLogger(__name__)
 
-# Debian's packages (libpostgresql-jdbc-java, libmariadb-java); see stack-notes §5.
+# Debian's packages (libpostgresql-jdbc-java, libmariadb-java).
 DEFAULT_JARS = ("/usr/share/java/postgresql.jar", "/usr/share/java/mariadb-java-client.jar")
 
-# The quiet log4j2 configuration shipped with the project (stack-notes §4).
+# The quiet log4j2 configuration shipped with the project.
 _LOG4J_CONF = Path(__file__).resolve().parents[2] / "conf" / "spark" / "log4j2.properties"
 
 
@@ -45,8 +45,8 @@ def build_spark(
     - `driver_memory`: e.g. "2g" (only effective when this call starts the JVM).
     - `master=None` leaves the master to spark-submit or the Spark defaults.
     """
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # stack-notes T5
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # stack-notes T8
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     if _LOG4J_CONF.is_file() and "SPARK_CONF_DIR" not in os.environ:
         os.environ["SPARK_CONF_DIR"] = str(_LOG4J_CONF.parent)
 

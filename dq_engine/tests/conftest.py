@@ -49,7 +49,7 @@ SCHEMA = "dq_engine_test"  # PostgreSQL schema and MariaDB database, created and
 
 @pytest.fixture(scope="session")
 def spark():
-    """The one SparkSession of the test run (stack-notes T15): local[2], UI off, JDBC jars."""
+    """The one SparkSession of the test run: local[2], UI off, JDBC jars."""
     from dq_engine.spark.session import build_spark
 
     session = build_spark(master="local[2]", app_name="dq-engine-tests")

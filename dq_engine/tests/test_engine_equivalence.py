@@ -1,4 +1,4 @@
-"""Same answers on every engine (DESIGN.md, "Engine"): every built-in template runs on every engine
+"""Same answers on every engine: every built-in template runs on every engine
 that can read its source, over data with NULLs, empty strings, unicode values and column names,
 with and without filters, and each engine's statistic, error-row count and stored error rows are
 compared with Spark's; for row-level rule sets also each rule's count (the spec checks the platform

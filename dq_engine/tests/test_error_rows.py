@@ -145,7 +145,7 @@ def any_sources(request):
 def test_every_row_level_metric_stores_its_error_rows_up_to_the_limit_on_every_source_kind(
     spark, any_sources, tmp_path
 ):
-    """Issue 10.3: on PostgreSQL and MariaDB (batches cached for the run), error rows were counted
+    """On PostgreSQL and MariaDB (batches cached for the run), error rows were counted
     but none stored: Spark could not ship the regexp automaton to the cached scan's tasks."""
     import dq_engine
     from dq_engine.spark.jvm import FUNCTIONS_JAR, ensure_functions

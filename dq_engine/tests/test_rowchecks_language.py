@@ -1,4 +1,4 @@
-"""check.yaml parsed to its full form: every example of seed 003, and broken inputs whose problems
+"""check.yaml parsed to its full form: every example of the language, and broken inputs whose problems
 name the line, the entry and the field."""
 
 from __future__ import annotations

@@ -595,7 +595,7 @@ def test_it_rejects_a_select_followed_by_a_drop():
 
 
 def test_it_rejects_a_group_by_that_names_nothing_because_spark_would():
-    """Issue 10, row 5: this was saved, then failed at every run with Spark's parse error."""
+    """This was saved, then failed at every run with Spark's parse error."""
     with pytest.raises(UnsafeSQL, match="GROUP BY names nothing to group by"):
         parse_select("SELECT count(*) FROM ${src_table} WHERE amount < 0 GROUP BY")
     for grouped in ("GROUP BY amount", "GROUP BY ALL", "GROUP BY ROLLUP (amount)"):

@@ -8,12 +8,12 @@ AnalysisRunner); the others say which pass they need and the engines schedule it
 - aggregate: avg/sum/min/max over the numeric column's non-NULL values; NULL when there are none;
 - duplicate_values: the number of distinct non-NULL values occurring more than once (one group-by
   per key column); its error rows are every row holding such a value;
-- unmatched_rows (accuracy): source rows with no target row matching all mapping columns
-  (DESIGN.md). Operator `=` is SQL equality: a NULL matches nothing, so a source row with a NULL in
+- unmatched_rows (accuracy): source rows with no target row matching all mapping columns.
+  Operator `=` is SQL equality: a NULL matches nothing, so a source row with a NULL in
   a mapped column is unmatched. `<=>` is the explicit null-safe option: NULL matches NULL (never
   ''). `!=`, `<`, `<=`, `>`, `>=` are SQL comparisons (NULL matches nothing). A string column paired
   with a non-string one is compared as strings (`mapping_condition`);
-- row_rules: the rows failing a check.yaml rule set (seed 003; dq_engine/rowchecks): rows with
+- row_rules: the rows failing a check.yaml rule set: rows with
   `_dq > 0`, or with `rule` the rows failing that one named check; reads any of the batch's columns;
 - custom_sql: one number from the user's read-only SELECT over `${src_table}`;
 - value_comparison: the statistic from the first query, the comparison value from the second.

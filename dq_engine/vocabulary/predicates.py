@@ -10,7 +10,7 @@ engine's hooks for what dialects mean differently (regular expressions, datetime
 raises CheckError (a message for the check's author) for values it cannot use. `problems` checks
 the fields together when a check is saved, keyed by field name.
 
-Semantics (DESIGN.md, "Rules: templates are data"), decided here for every engine:
+Semantics, decided here for every engine:
 
 - null_or_empty: NULL, or '' for string columns (not trimmed: ' ' is a value); NULL only otherwise.
 - regexp_mismatch: non-NULL values that do not match the Java regex, search semantics (RLIKE;

@@ -1,5 +1,5 @@
-"""Bad filters and ids in query strings answer 400 naming the parameter, never a 500 (issue 9, row
-11), and a run of a check whose datasource was deleted is refused with a message saying what to do."""
+"""Bad filters and ids in query strings answer 400 naming the parameter, never a 500,
+and a run of a check whose datasource was deleted is refused with a message saying what to do."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The error-rows CSV download neutralizes cells a spreadsheet would run as formulas (issue 9,
-row 10; OWASP's rule: a leading `'` for cells starting with =, +, -, @, tab or carriage return);
+"""The error-rows CSV download neutralizes cells a spreadsheet would run as formulas
+(OWASP's rule: a leading `'` for cells starting with =, +, -, @, tab or carriage return);
 the JSON API keeps every value exact."""
 
 from __future__ import annotations

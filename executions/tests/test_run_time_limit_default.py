@@ -1,4 +1,4 @@
-"""A run's time limit is 15 minutes unless DQ_RUN_TIME_LIMIT says otherwise (issue 9, point 4).
+"""A run's time limit is 15 minutes unless DQ_RUN_TIME_LIMIT says otherwise.
 
 Read from a fresh interpreter with the DQ_ variables removed, as a fresh install would start; the
 end-to-end behaviour at the limit (Spark jobs cancelled, the run `error`, the worker taking the

@@ -10,5 +10,5 @@ import './styles/main.css'
 // The check form's YAML fields (rules/forms.py emits `dq-yaml-editor` for form_type yaml).
 formCreate.component('dq-yaml-editor', YamlEditor)
 
-// Element Plus before form-create: form-create renders Element Plus components by name (stack-notes T20).
+// Element Plus before form-create: form-create renders Element Plus components by name.
 createApp(App).use(ElementPlus).use(formCreate).use(router).mount('#app')

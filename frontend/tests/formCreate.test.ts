@@ -47,7 +47,7 @@ function messages(error: unknown): string[] {
 }
 
 describe('the served form in form-create', () => {
-  it('rejects an emptied threshold with the message the server wrote (stack-notes T24)', async () => {
+  it('rejects an emptied threshold with the message the server wrote', async () => {
     const { wrapper, api, threshold } = await mountForm()
     await threshold.setValue('')
     await threshold.trigger('change')

@@ -41,7 +41,7 @@ BAD_INPUT = [
     ("null_check", {"src_filter": "no_such_column > 1"}, "src_filter", "no_such_column"),
     ("null_check", {"src_filter": "${tomorrow} = 1"}, "src_filter", "Unknown parameter"),
     ("custom_sql", {"statistics_execute_sql": "DELETE FROM ${src_table}"}, "statistics_execute_sql", "SELECT"),
-    (  # issue 10, row 5: saved, then refused by Spark's parser at every run
+    (  # saved, then refused by Spark's parser at every run
         "custom_sql",
         {"statistics_execute_sql": "SELECT count(*) FROM ${src_table} WHERE amount < 0 GROUP BY"},
         "statistics_execute_sql",

@@ -1,4 +1,4 @@
-"""Edits of one check are applied one after the other (issue 9, row 8): ten clients PATCHing the
+"""Edits of one check are applied one after the other: ten clients PATCHing the
 same check at once against a live server never get a 500, and afterwards the check's params are
 its current version's, the version numbers run 1, 2, 3… without a gap, and no edit undid
 another's (half the clients change the threshold, half the expected value: each version differs

@@ -1,5 +1,5 @@
 """A YAML import is all or nothing, ownership included: a file that would replace someone else's
-check is refused with 403 naming it, and changes nothing at all (issue 9, row 1)."""
+check is refused with 403 naming it, and changes nothing at all."""
 
 import pytest
 import yaml

@@ -23,7 +23,7 @@ from playwright.sync_api import sync_playwright
 from conftest import REDIS_URL
 from executions.tests.conftest import SCHEMA, Worker, e2e_tables, warehouse  # noqa: F401  (fixtures)
 
-# Playwright's sync API runs an event loop in this thread; Django's ORM must still be usable (T16).
+# Playwright's sync API runs an event loop in this thread; Django's ORM must still be usable.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    """Debian's Chromium: pytest-playwright has no option for an executable, and nothing is downloaded (T18)."""
+    """Debian's Chromium: pytest-playwright has no option for an executable, and nothing is downloaded."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} is missing; install it with: apt-get install -y chromium", pytrace=False)
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
@@ -169,7 +169,7 @@ def console_errors(page):
 
 
 def unexpected(errors: list[str]) -> list[str]:
-    # A 400 the test provoked on purpose and the favicon are not faults of the app (T19).
+    # A 400 the test provoked on purpose and the favicon are not faults of the app.
     allowed = ("status of 400", "favicon")
     return [e for e in errors if not any(a in e for a in allowed)]
 

@@ -205,7 +205,7 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
     assert watch_run(page)[-1] == "failed"
     expect(page.get_by_test_id("run-results").locator("article")).to_have_count(4)
     expect(page.get_by_test_id("run-blocking")).to_be_visible()  # the enumeration check blocks on failure
-    # Each result names its template as people read it, never by its key (issue 10, row 10).
+    # Each result names its template as people read it, never by its key.
     results_text = page.get_by_test_id("run-results").inner_text()
     for name in ("Null check", "Uniqueness check", "Enumeration check"):
         assert name in results_text, results_text

@@ -1,5 +1,5 @@
-"""A virtualenv made from requirements.txt alone, as a production install has it (issue 9, row
-13: the dev requirements used to hide a missing package). Kept under var/prod-venv/, keyed on
+"""A virtualenv made from requirements.txt alone, as a production install has it
+(the dev requirements used to hide a missing package). Kept under var/prod-venv/, keyed on
 the requirements' hash and the Python version, so later local runs reuse it; a clean clone (CI)
 builds it once. pip's wheel cache makes a rebuild take a minute or two rather than many."""
 

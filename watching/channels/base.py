@@ -117,7 +117,7 @@ def apprise_send(url: str, message: Message, secret: str | None = None) -> None:
                 )
             except Exception as exc:  # noqa: BLE001 — a plug-in bug must still be a recorded failure
                 raise TransportError(scrub(f"{type(exc).__name__}: {exc}", fragments)) from None
-        if not bool(result):  # Apprise 2.x returns an AppriseResult (stack-notes T27)
+        if not bool(result):  # Apprise 2.x returns an AppriseResult
             reason = " ".join(captured.getvalue().split()) or "the service did not accept the message"
             raise TransportError(scrub(f"Not delivered: {reason}"[:1000], fragments))
 

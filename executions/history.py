@@ -96,7 +96,7 @@ def expected_range(
         else:
             slots[row.data_time] = row.run_id
             used.append({**entry, "value": row.statistics_value})
-    excluded += _other_scopes(earlier, baseline_scope, oldest_seen if len(used) == window.latest else None)
+    excluded += _other_scopes(earlier, baseline_scope, oldest_seen)
     found = spec.expected_range([u["value"] for u in used])
     unit = "batches" if used and all(u["batch"] for u in used) else "runs"
     source = {
@@ -190,7 +190,8 @@ def _repeat_of(row: Result, slots: dict) -> tuple[str, str] | None:
 
 def _other_scopes(earlier, baseline_scope: str, since: datetime | None) -> list[dict]:
     """Results of other partitions (or of partitions, for a whole-table baseline) in the span
-    the baseline looked at: never learned from, listed so the evidence says so."""
+    the baseline looked at (back to the oldest result of its own scope it read; everything in the
+    window when it read none): never learned from, listed so the evidence says so."""
     others = earlier.exclude(partition_key=baseline_scope).select_related("run")
     if since is not None:
         others = others.filter(data_time__gte=since)

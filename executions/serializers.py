@@ -196,6 +196,7 @@ class HistoryPointSerializer(serializers.ModelSerializer):
             "result",
             "run",
             "data_time",
+            "partition_key",
             "status",
             "statistics_value",
             "comparison_value",

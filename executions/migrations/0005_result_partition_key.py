@@ -8,7 +8,9 @@ def fill_partition_keys(apps, schema_editor):
     from executions.scopes import scope_key
 
     Result = apps.get_model("executions", "Result")
-    for result in Result.objects.select_related("run").iterator(chunk_size=500):
+    # Only a registered batch's run reads a partition (a retry keeps its parameters too).
+    batch_results = Result.objects.filter(run__parameters__has_key="batch_id").select_related("run")
+    for result in batch_results.iterator(chunk_size=500):
         definition = (result.run.batches or {}).get("definitions", {}).get(result.batch) or {}
         key = scope_key(definition.get("partition") or {}, result.run.biz_date.isoformat())
         if key:

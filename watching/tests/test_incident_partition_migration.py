@@ -37,6 +37,7 @@ def _make_history(apps) -> dict[str, int]:
     whole = Run.objects.create(batches={"definitions": {"b1": {"table": "orders"}}}, **common)
     part = Run.objects.create(
         batches={"definitions": {"b1": {"table": "orders", "partition": {"country": "NO", "dt": "2026-11-30"}}}},
+        parameters={"batch_id": "7", "batch_attempt": "1"},
         **common,
     )
     verdict = {"check_type": "statistics_minus_comparison", "operator": "le", "threshold": 0,

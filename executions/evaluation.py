@@ -153,6 +153,17 @@ def passing_band(check_type: str, operator: str, threshold: float, comparison: f
     return _around(operator, expected, expected * limit / HUNDRED)
 
 
+def result_band(result) -> Band | None:
+    """The band a result was judged against. A dynamic threshold's is the range it learned, as
+    stored with the result when it was judged (its formula played no part in the verdict, and
+    later history must not move an old point's band); every other result's is its formula's."""
+    source = result.comparison_source or {}
+    if source.get("source") == "range":
+        learned = source.get("expected_range")
+        return Band(float(learned[0]), float(learned[1]), "inside") if learned else None
+    return passing_band(result.check_type, result.operator, result.threshold, result.comparison_value)
+
+
 def _one_sided(operator: str, bound: Decimal) -> Band:
     value = float(bound)
     if operator in ("lt", "le"):
@@ -171,23 +182,31 @@ def _around(operator: str, expected: Decimal, spread: Decimal) -> Band | None:
 
 
 def evaluate_range(
-    statistic: float | None, expected: tuple[float, float] | None, baseline: int, unit: str, needed: int
+    statistic: float | None,
+    expected: tuple[float, float] | None,
+    baseline: int,
+    unit: str,
+    needed: int,
+    learned: str = "",
 ) -> Verdict:
     """A dynamic threshold: pass when the statistic lies within the expected range (bounds
     included). "9,800,000 is below the expected range [9,650,000, 10,450,000] from 7 normal
-    batches → fail"; too few normal batches → unknown."""
+    batches → fail"; too few normal batches → unknown. `learned` says what the baseline was made
+    of ("learned from 7 of 9 earlier results: 2 failed excluded") and is added in parentheses."""
+    note = f" ({learned})" if learned else ""
     if statistic is None:
         return Verdict("unknown", None, "No statistic was measured → unknown")
     if expected is None:
         return Verdict(
             "unknown",
             None,
-            f"{_grouped(statistic)}: too few normal {unit} for an expected range ({baseline} of the {needed} needed) → unknown",
+            f"{_grouped(statistic)}: too few normal {unit} for an expected range ({baseline} of the {needed} needed)"
+            f"{note} → unknown",
         )
     low, high = expected
     where = "below" if statistic < low else "above" if statistic > high else "within"
     span = f"[{_grouped(low)}, {_grouped(high)}]"
-    sentence = f"{_grouped(statistic)} is {where} the expected range {span} from {baseline} normal {unit}"
+    sentence = f"{_grouped(statistic)} is {where} the expected range {span} from {baseline} normal {unit}{note}"
     passed = where == "within"
     return Verdict("pass" if passed else "fail", None, f"{sentence} → {'pass' if passed else 'fail'}")
 

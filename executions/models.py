@@ -175,6 +175,12 @@ class Result(models.Model):
     check_version = models.ForeignKey("rules.CheckVersion", on_delete=models.PROTECT, related_name="results")
     rule_check = models.ForeignKey("rules.Check", on_delete=models.PROTECT, related_name="results")
     batch = models.CharField(max_length=20)
+    partition_key = models.CharField(
+        max_length=500,
+        blank=True,
+        default="",
+        help_text="The partition the result speaks for (executions/scopes.py); empty: the whole table.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, db_index=True)
     statistic_name = models.CharField(max_length=120)
     statistics_value = models.FloatField(null=True)

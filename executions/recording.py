@@ -13,6 +13,7 @@ from rules.models import CheckVersion, content_hash
 from . import history
 from .evaluation import evaluate, evaluate_range
 from .models import Result, Run, StatisticValue
+from .scopes import scope_of, scope_words
 from .signals import run_finished
 
 VERDICT_FIELDS = ("check_type", "operator", "threshold", "failure_strategy", "comparison_type", "comparison_value")
@@ -63,7 +64,8 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
     identity = identity_of(version)
     # The statistic's name as the version's own template version defines it, not the template's today.
     statistic_name = params.get("statistics_name") or version.rule_json["statistic_name"]
-    comparison, source = _comparison(run, version, outcome, document, where, identity, statistic_name)
+    scope = scope_of(run, where["batch"])
+    comparison, source = _comparison(run, version, outcome, document, where, identity, statistic_name, scope)
     if outcome.get("status") == "ok" and "problem" in source:  # a version whose comparison cannot be evaluated
         outcome = {**outcome, "status": "error", "message": source["problem"]}
     result = Result(
@@ -71,6 +73,7 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
         check_version=version,
         rule_check_id=version.parent_check_id,
         batch=where["batch"],
+        partition_key=scope,
         statistic_name=statistic_name,
         statistics_value=outcome.get("statistic"),
         comparison_value=comparison,
@@ -100,12 +103,19 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
     if source.get("source") == "range":  # a dynamic threshold: the range decides, not the formula
         expected = source["expected_range"]
         verdict = evaluate_range(
-            result.statistics_value, expected, len(source["baseline"]), source["unit"], source["needed"]
+            result.statistics_value,
+            expected,
+            len(source["baseline"]),
+            source["unit"],
+            source["needed"],
+            learned=source["learned"]["sentence"],
         )
+        result.details = {**result.details, "baseline": source["learned"]}
     else:
         verdict = evaluate(result.statistics_value, comparison, result.check_type, result.operator, result.threshold)
     result.status, result.formula_value, result.verdict = verdict.status, verdict.formula_value, verdict.sentence
     _critical_blocks(result)
+    _empty_partition(result)
     result.save()
     if result.statistics_value is not None:
         StatisticValue.objects.create(
@@ -153,7 +163,24 @@ def _critical_blocks(result: Result) -> None:
     result.message = f"{result.message} {note}".strip()
 
 
-def _comparison(run, version, outcome, document, where, identity, statistic_name) -> tuple[float | None, dict]:
+def _empty_partition(result: Result) -> None:
+    """A partition with no rows is no evidence that the table is fine: a check that would pass
+    on it (no NULLs among no rows) is `unknown` instead, so it closes no incident, teaches no
+    baseline, and the batch follows its table's fail mode. A failure stands: an empty partition
+    is exactly what a row-count check is there to catch."""
+    if not result.partition_key or result.rows_scanned != 0:
+        return
+    result.comparison_source = {**result.comparison_source, "empty_partition": True}
+    if result.status != Result.Status.PASS:
+        return
+    result.status = Result.Status.UNKNOWN
+    result.verdict = (
+        f"{result.verdict.removesuffix(' → pass')}; but {scope_words(result.partition_key)} has no rows, "
+        "and passing on no rows is no evidence → unknown"
+    )
+
+
+def _comparison(run, version, outcome, document, where, identity, statistic_name, scope) -> tuple[float | None, dict]:
     """The expected value and how it was obtained, dispatched on the comparison type's `source` as
     the check version's template version defined it."""
     key = version.params.get("comparison_type")
@@ -162,6 +189,8 @@ def _comparison(run, version, outcome, document, where, identity, statistic_name
     spec = version.comparison_spec()
     if spec is None:
         return None, {"type": key, "problem": f"Template version {version.template_version} defines no {key!r}."}
+    if spec.source == "range":
+        return _range(spec, run, identity, statistic_name, scope)
     return COMPARISON_SOURCES[spec.source](spec, run, version, document, where, identity, statistic_name)
 
 
@@ -179,13 +208,15 @@ def _history(spec: ComparisonSpec, run, version, document, where, identity, stat
     return history.baseline(spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk)
 
 
-def _range(spec: ComparisonSpec, run, version, document, where, identity, statistic_name):
+def _range(spec: ComparisonSpec, run, identity, statistic_name, scope):
     """The baseline's mean as the comparison value; the range and its evidence in the source."""
-    found, source = history.expected_range(spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk)
+    found, source = history.expected_range(
+        spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk, scope=scope
+    )
     return (found[2] if found else None), source
 
 
-COMPARISON_SOURCES = {"fixed": _fixed, "data": _counted, "history": _history, "range": _range}
+COMPARISON_SOURCES = {"fixed": _fixed, "data": _counted, "history": _history}
 
 
 def fail_run(run: Run, message: str) -> None:

@@ -6,7 +6,7 @@ from dq_engine.selection import AUTO
 from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from rules.models import Check
 
-from .evaluation import evaluate, formula_in_words, passing_band
+from .evaluation import evaluate, formula_in_words, result_band
 from .models import Result, Run
 
 
@@ -80,6 +80,7 @@ class ResultSerializer(serializers.ModelSerializer):
             "template",
             "template_name",
             "batch",
+            "partition_key",
             "status",
             "statistic_name",
             "statistics_value",
@@ -182,7 +183,8 @@ class RunSerializer(serializers.ModelSerializer):
 class HistoryPointSerializer(serializers.ModelSerializer):
     """One point of a check's trend. Errored results are points too (statistic null, `message`
     says why), so the chart can mark them; `passing_band` is where the statistic would have
-    passed, given that point's expected value and rule (null when no band applies)."""
+    passed, given that point's expected value and rule, or for a dynamic threshold the range
+    learned when it was judged (null when no band applies)."""
 
     result = serializers.IntegerField(source="id")
     check_version = serializers.IntegerField(source="check_version.number")
@@ -194,6 +196,7 @@ class HistoryPointSerializer(serializers.ModelSerializer):
             "result",
             "run",
             "data_time",
+            "partition_key",
             "status",
             "statistics_value",
             "comparison_value",
@@ -206,7 +209,7 @@ class HistoryPointSerializer(serializers.ModelSerializer):
         ]
 
     def get_passing_band(self, result: Result) -> dict | None:
-        band = passing_band(result.check_type, result.operator, result.threshold, result.comparison_value)
+        band = result_band(result)
         return band.as_dict() if band else None
 
 

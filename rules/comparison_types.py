@@ -8,6 +8,8 @@ value comes from, with three fields this module defines:
 - for history, a `window` on business time and an `aggregation` of the values in it;
 - for range, a counted `window` (`last_<N>_runs` or `last_<N>_days`) and a spread as its
   `aggregation`: `sigma_<k>` (mean ± k standard deviations) or `pct_<p>` (mean ± p percent);
+  its `batch` is empty (learn from whole-table results) or `partition` (learn from results of the
+  same partition as the one judged: a per-partition baseline);
 - for data, the `batch` whose rows are counted: the check's `source` or `target` table.
 
 Saving a type checks its fields here (model, admin and API alike), executions/history.py computes
@@ -26,6 +28,7 @@ from typing import Any
 
 SOURCES = ("fixed", "history", "range", "data")
 BATCHES = ("source", "target")
+RANGE_SCOPES = ("", "partition")
 MAX_WINDOW_LENGTH = 3660
 
 # How the values of a window become one expected value; values come oldest first.
@@ -135,7 +138,7 @@ def definition_problems(source: str, window: str, aggregation: str, batch: str) 
     unused = {
         "fixed": ("window", "aggregation", "batch"),
         "history": ("batch",),
-        "range": ("batch",),
+        "range": (),
         "data": ("window", "aggregation"),
     }[source]
     values = {"window": window, "aggregation": aggregation, "batch": batch}
@@ -146,6 +149,10 @@ def definition_problems(source: str, window: str, aggregation: str, batch: str) 
         problems.update(_history_problems(window, aggregation))
     if source == "range":
         problems.update(_range_problems(window, aggregation))
+        if batch not in RANGE_SCOPES:
+            problems["batch"] = [
+                "A range learns from whole-table results (leave batch empty) or per partition (batch: partition)."
+            ]
     if source == "data" and batch not in BATCHES:
         problems["batch"] = [f"Say whose rows are counted: {' or '.join(BATCHES)}."]
     return problems

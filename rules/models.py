@@ -331,6 +331,7 @@ class ComparisonType(models.Model):
     class Batch(models.TextChoices):
         SOURCE = "source", "The source table"
         TARGET = "target", "The target table"
+        PARTITION = "partition", "Range only: a baseline per partition"
 
     # 40: results store the key (executions.Result.comparison_type).
     key = models.SlugField(max_length=40, unique=True, help_text="Stable identifier; cannot change once saved.")
@@ -348,7 +349,10 @@ class ComparisonType(models.Model):
         help_text=f"History: {', '.join(AGGREGATIONS)} of the values in the window; range: sigma_<k> or pct_<p>.",
     )
     batch = models.CharField(
-        max_length=10, choices=Batch.choices, blank=True, help_text="Data only: whose rows are counted."
+        max_length=10,
+        choices=Batch.choices,
+        blank=True,
+        help_text="Data: whose rows are counted; range: `partition` for a baseline per partition.",
     )
     position = models.PositiveIntegerField(default=0)
 

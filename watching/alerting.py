@@ -56,14 +56,21 @@ def alert_on_run(run_id: int) -> list[Notification]:
 
 
 def track(result: Result, now: datetime) -> tuple[str, Incident] | None:
-    """Move the check's incident on with this result; say whether people should hear of it."""
-    incident = Incident.objects.unresolved().filter(rule_check_id=result.rule_check_id).first()
+    """Move the incident of the check and the result's partition on with this result; say whether
+    people should hear of it. Only a pass of the same scope closes an incident: a partition
+    passing is no news about the whole table or another partition."""
+    incident = (
+        Incident.objects.unresolved()
+        .filter(rule_check_id=result.rule_check_id, partition_key=result.partition_key)
+        .first()
+    )
     if incident and incident.last_result_id > result.pk:
         return None  # a later result already moved this incident on (tasks ran out of order)
     if result.status in ALERTING_STATUSES:
         if incident is None:
             incident = Incident.objects.create(
                 rule_check_id=result.rule_check_id,
+                partition_key=result.partition_key,
                 outcome=result.status,
                 blocking=result.blocks,
                 first_result=result,
@@ -77,7 +84,7 @@ def track(result: Result, now: datetime) -> tuple[str, Incident] | None:
         told = incident.last_notified_at is not None
         incident.resolve(None, note=f"Passed again in run {result.run_id}.", result=result)
         return (RECOVERY, incident) if told else None
-    return None  # `unknown` (no history yet) neither opens nor closes an incident
+    return None  # `unknown` (no history yet, an empty partition) neither opens nor closes an incident
 
 
 def join(incident: Incident, result: Result, now: datetime) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from executions.models import Result, Run
+from executions.scopes import scope_words
 
 from .channels import Message
 from .models import Incident
@@ -78,7 +79,8 @@ def _text(run: Run, failures: list[Failure], recoveries: list[Incident]) -> str:
         lines += ["", "Passing again:"]
         for incident in recoveries:
             lines.append(
-                f"✓ {incident.rule_check.name} passes again (incident {incident.pk}, open since "
+                f"✓ {incident.rule_check.name} passes again on {scope_words(incident.partition_key)} "
+                f"(incident {incident.pk}, open since "
                 f"{incident.opened_at:%Y-%m-%d %H:%M} UTC, {incident.occurrences} failing run(s))."
             )
     lines += ["", f"Run page: {run_url(run)}"]
@@ -159,6 +161,7 @@ def _recovery_payload(incident: Incident) -> dict[str, Any]:
         "check": incident.rule_check_id,
         "check_name": incident.rule_check.name,
         "incident": incident.pk,
+        "partition": incident.partition_key,
         "opened_at": incident.opened_at.isoformat(),
         "occurrences": incident.occurrences,
     }

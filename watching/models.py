@@ -194,8 +194,11 @@ class IncidentQuerySet(models.QuerySet):
 
 
 class Incident(models.Model):
-    """A check that fails or errors. One unresolved incident per check: later failures join it;
-    a pass resolves it (by nobody, `resolved_by` empty) and sends the recovery message."""
+    """A check that fails or errors on one scope: the whole table, or one partition of it
+    (`partition_key`, executions/scopes.py). One unresolved incident per check and scope: later
+    failures of that scope join it; a pass of that same scope resolves it (by nobody,
+    `resolved_by` empty) and sends the recovery message. A partition passing says nothing about
+    the whole table or another partition, so it never closes their incidents."""
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -205,6 +208,9 @@ class Incident(models.Model):
     UNRESOLVED = (Status.OPEN, Status.ACKNOWLEDGED)
 
     rule_check = models.ForeignKey(Check, on_delete=models.PROTECT, related_name="incidents")
+    partition_key = models.CharField(
+        max_length=500, blank=True, default="", help_text="The partition it is about; empty: the whole table."
+    )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN, db_index=True)
     outcome = models.CharField(max_length=10, help_text="fail or error: the latest result's status.")
     blocking = models.BooleanField(default=False, help_text="Whether the latest failure blocks.")
@@ -233,9 +239,9 @@ class Incident(models.Model):
         ordering = ["-opened_at", "-id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["rule_check"],
+                fields=["rule_check", "partition_key"],
                 condition=Q(status__in=["open", "acknowledged"]),
-                name="one_unresolved_incident_per_check",
+                name="one_unresolved_incident_per_check_and_partition",
             )
         ]
 

@@ -7,6 +7,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from datasources.models import Datasource
+from executions.scopes import scope_words
 from rules.models import Check
 
 from . import cron
@@ -263,6 +264,9 @@ class IncidentSerializer(serializers.ModelSerializer):
     resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     resolved_automatically = serializers.SerializerMethodField()
     muted_until = serializers.SerializerMethodField()
+    partition = serializers.SerializerMethodField(
+        help_text='What the incident is about: "the whole table" or a partition.'
+    )
 
     class Meta:
         model = Incident
@@ -270,6 +274,8 @@ class IncidentSerializer(serializers.ModelSerializer):
             "id",
             "check",
             "check_name",
+            "partition_key",
+            "partition",
             "status",
             "outcome",
             "blocking",
@@ -290,6 +296,9 @@ class IncidentSerializer(serializers.ModelSerializer):
             "muted_until",
         ]
         read_only_fields = fields
+
+    def get_partition(self, incident) -> str:
+        return scope_words(incident.partition_key)
 
     def get_resolved_automatically(self, incident) -> bool:
         return incident.status == Incident.Status.RESOLVED and incident.resolved_by_result_id is not None

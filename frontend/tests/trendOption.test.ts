@@ -6,6 +6,7 @@ const point = (overrides: Partial<HistoryPoint>): HistoryPoint => ({
   result: 1,
   run: 1,
   data_time: '2026-11-01T00:00:00Z',
+  partition_key: '',
   status: 'pass',
   statistics_value: 2,
   comparison_value: 0,

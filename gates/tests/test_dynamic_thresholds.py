@@ -89,7 +89,8 @@ def test_the_range_leaves_out_backfills_reruns_and_holidays_and_stores_its_evide
     # The partition holds 3 rows: below the range, an alert check, so published with a warning.
     assert result["statistics_value"] == 3 and result["status"] == "fail"
     assert result["verdict"] == (
-        f"3 is below the expected range [{mean - spread:,.2f}, {mean + spread:,.2f}] from 7 normal runs → fail"
+        f"3 is below the expected range [{mean - spread:,.2f}, {mean + spread:,.2f}] from 7 normal runs"
+        " (learned from 7 of 10 earlier results: 1 rerun, 1 non-business day, 1 backfill excluded) → fail"
     )
     assert batch["state"] == "published" and batch["warnings"] == ["Check 'orders per day' failed (alert only)."]
     stored = Result.objects.get(pk=result["id"])
@@ -113,7 +114,10 @@ def test_too_few_normal_runs_make_the_result_unknown(cast, api_as, shop):
     run = earlier_run(check, date(2026, 11, 29), 3, "normal")
     result = run.results.get()
     assert result.status == "unknown" and result.comparison_source["expected_range"] is None
-    assert result.verdict == "3: too few normal runs for an expected range (2 of the 4 needed) → unknown"
+    assert result.verdict == (
+        "3: too few normal runs for an expected range (2 of the 4 needed)"
+        " (learned from 2 of 3 earlier results: 1 backfill excluded) → unknown"
+    )
     assert [e["reason"] for e in result.comparison_source["excluded"]] == ["backfill"]
 
 

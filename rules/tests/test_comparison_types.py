@@ -16,6 +16,14 @@ MEDIAN = {
     "aggregation": "median",
 }
 
+RANGE = {
+    "key": "last_14_runs_per_partition",
+    "name": "Last 14 runs of the partition, mean ± 3σ",
+    "source": "range",
+    "window": "last_14_runs",
+    "aggregation": "sigma_3",
+}
+
 
 @pytest.mark.parametrize(
     ("fields", "field", "words"),
@@ -28,6 +36,8 @@ MEDIAN = {
         ({"key": "k", "name": "K", "source": "data"}, "batch", "source or target"),
         ({"key": "k", "name": "K", "source": "data", "batch": "target", "aggregation": "avg"}, "aggregation", "no"),
         ({"key": "k", "name": "K", "source": "oracle"}, "source", "fixed, history, range, data"),
+        ({**RANGE, "batch": "source"}, "batch", "per partition (batch: partition)"),
+        ({**MEDIAN, "batch": "partition"}, "batch", "takes no batch"),
     ],
 )
 def test_a_type_a_run_cannot_evaluate_is_refused_on_save_naming_the_field(fields, field, words):
@@ -35,6 +45,12 @@ def test_a_type_a_run_cannot_evaluate_is_refused_on_save_naming_the_field(fields
         ComparisonType(**fields).save()
     assert words in " ".join(caught.value.message_dict[field])
     assert not ComparisonType.objects.filter(key=fields["key"]).exists()
+
+
+def test_an_admin_adds_a_range_with_a_baseline_per_partition(cast, api_as):
+    response = api_as(cast.admin).post(URL, {**RANGE, "batch": "partition"}, format="json")
+    assert response.status_code == 201, response.json()
+    assert ComparisonType.objects.get(key=RANGE["key"]).batch == "partition"
 
 
 def test_an_admin_adds_a_type_through_the_api(cast, api_as):

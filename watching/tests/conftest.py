@@ -150,16 +150,20 @@ def eager_celery():
     app.conf.task_always_eager = before
 
 
-def record_run(checks, outcomes: dict, user=None, trigger="schedule", biz_date=None):
+def record_run(checks, outcomes: dict, user=None, trigger="schedule", biz_date=None, partition=None, rows=3):
     """Start a run of `checks` and record the engine's answer: `outcomes[check]` is a statistic
-    (a number) or "error". Returns the finished run."""
+    (a number) or "error"; `partition` narrows the run to one partition of lake's orders, as a
+    registered batch does, and `rows` is how many rows the engine read. Returns the finished run."""
     from executions.models import Run
     from executions.recording import record_results
     from executions.starting import start_run
 
-    run, _ = start_run(checks, user, biz_date=biz_date, trigger=trigger)
+    partitions = None
+    if partition:
+        partitions = {(checks[0].params["src_datasource_id"], "orders"): partition}
+    run, _ = start_run(checks, user, biz_date=biz_date, trigger=trigger, partitions=partitions)
     assert Run.claim(run.pk, run.attempt)
-    document = {"checks": {}, "batches": {"b1": {"rows": 3}}}
+    document = {"checks": {}, "batches": {"b1": {"rows": rows}}}
     for version in run.check_versions.all():
         outcome = outcomes[version.parent_check]
         document["checks"][str(version.pk)] = (

@@ -139,6 +139,8 @@ export interface HistoryPoint {
   result: number
   run: number
   data_time: string
+  /** The partition the point speaks for ("" for the whole table). */
+  partition_key: string
   status: ResultStatus
   statistics_value: number | null
   comparison_value: number | null
@@ -146,7 +148,8 @@ export interface HistoryPoint {
   threshold: number
   operator: Operator
   check_type: CheckType
-  /** Where the statistic would have passed, given this point's expected value; null: no band. */
+  /** Where the statistic would have passed: its formula's band, or for a dynamic threshold the
+   * range it was judged against; null: no band. */
   passing_band: PassingBand | null
   /** Why an `error` result could not be evaluated. */
   message: string

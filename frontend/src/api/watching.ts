@@ -83,6 +83,9 @@ export interface Incident {
   id: number
   check: number
   check_name: string
+  /** The partition it is about ("" for the whole table), and that in words. */
+  partition_key: string
+  partition: string
   status: IncidentStatus
   outcome: 'fail' | 'error'
   blocking: boolean

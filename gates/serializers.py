@@ -74,7 +74,7 @@ class ReleaseRequestSerializer(serializers.Serializer):
         days = settings.DQ_RELEASE_MAX_DAYS
         if value > timezone.now() + timedelta(days=days):
             raise serializers.ValidationError(
-                f"A release lasts at most {days} days (DQ_RELEASE_MAX_DAYS); release again when it expires."
+                f"A release lasts at most {days} day{'s' if days != 1 else ''} (DQ_RELEASE_MAX_DAYS); release again when it expires."
             )
         return value
 

@@ -107,7 +107,10 @@ class ReleaseSerializer(serializers.ModelSerializer):
 class EvidenceResultSerializer(serializers.ModelSerializer):
     """What one check measured on the batch (the full result is GET /results/{id}/)."""
 
+    # Null in the entry of a check the caller may not see (hidden_result below).
+    id = serializers.IntegerField(read_only=True, allow_null=True)
     check = serializers.IntegerField(source="rule_check_id", allow_null=True)
+    check_version = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     check_name = serializers.CharField(source="check_version.name")
     check_version_number = serializers.IntegerField(source="check_version.number", allow_null=True)
     hidden = serializers.SerializerMethodField(
@@ -148,6 +151,8 @@ def hidden_result(result: Result) -> dict:
     shown = dict.fromkeys(EvidenceResultSerializer.Meta.fields)
     return {
         **shown,
+        "statistic_name": "",
+        "message": "",
         "hidden": True,
         "check_name": HIDDEN_NAME,
         "status": result.status,

@@ -328,10 +328,17 @@ class BatchSerializer(serializers.ModelSerializer):
 
 
 class BatchDetailSerializer(BatchSerializer):
+    may_change = serializers.SerializerMethodField(
+        help_text="The caller may release and re-validate it: an owner of its datasource or an admin."
+    )
     transitions = TransitionSerializer(many=True, read_only=True)
     attempts = AttemptSerializer(many=True, read_only=True)
     releases = ReleaseSerializer(many=True, read_only=True)
 
     class Meta(BatchSerializer.Meta):
-        fields = [*BatchSerializer.Meta.fields, "transitions", "attempts", "releases"]
+        fields = [*BatchSerializer.Meta.fields, "may_change", "transitions", "attempts", "releases"]
         read_only_fields = fields
+
+    def get_may_change(self, batch) -> bool:
+        request = self.context.get("request")
+        return request is not None and batch.may_be_changed_by(request.user)

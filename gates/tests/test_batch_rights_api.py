@@ -191,6 +191,8 @@ def release(client, batch_id: int, days: float = 1, **extra):
 
 
 def test_only_the_datasources_owners_and_admins_release_a_batch(cast, api_as, shop, held, django_user_model):
+    assert page(api_as(cast.outsider), held)["may_change"] is False  # the page offers no release
+    assert page(api_as(cast.author), held)["may_change"] is True
     refused = release(api_as(cast.outsider), held, days=365 * 7973)  # the outsider registered it
     assert refused.status_code == 403 and "owners of datasource 'shop'" in refused.json()["message"]
     shop.owner_groups.clear()

@@ -95,6 +95,8 @@ export interface Batch {
 }
 
 export interface BatchDetail extends Batch {
+  /** The caller may release and re-validate it: an owner of its datasource or an admin. */
+  may_change: boolean
   transitions: Transition[]
   attempts: Attempt[]
   releases: Release[]

@@ -31,6 +31,8 @@ class DatasourceAdminForm(forms.ModelForm):
             "format",
             "options",
             "allowed_groups",
+            "owners",
+            "owner_groups",
         ]
 
     def clean(self):
@@ -89,13 +91,14 @@ class DatasourceAdmin(admin.ModelAdmin):
     list_display = ["name", "type", "location", "has_password", "groups", "deleted_at"]
     list_filter = [DeletedFilter, "type"]
     search_fields = ["name", "host", "database", "path"]
-    filter_horizontal = ["allowed_groups"]
+    filter_horizontal = ["allowed_groups", "owners", "owner_groups"]
     actions = ["test_connection"]
     fieldsets = [
         (None, {"fields": ["name", "type", "description"]}),
         ("Database server", {"fields": ["host", "port", "database", "username", "password", "clear_password"]}),
         ("Files", {"fields": ["path", "format"]}),
         ("Advanced", {"fields": ["options", "allowed_groups"]}),
+        ("Owners: release batches, handle incidents", {"fields": ["owners", "owner_groups"]}),
     ]
 
     @admin.display(boolean=True, description="Password set")

@@ -53,6 +53,19 @@ class DatasourceQuerySet(models.QuerySet):
         groups = Datasource.allowed_groups.through.objects.filter(datasource=OuterRef("pk"))
         return self.filter(~Exists(groups) | Exists(groups.filter(group__in=user.groups.all())))
 
+    def owned_by(self, user) -> DatasourceQuerySet:
+        """Datasources whose batches and incidents `user` answers for: release and re-validate
+        batches, acknowledge, resolve and mute incidents. Admins: every one (deleted ones too,
+        to clean up after them); others: alive ones they may use, where they are one of the
+        `owners` or in one of the `owner_groups` an admin set. Nobody else, however open the data."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        users = Datasource.owners.through.objects.filter(datasource=OuterRef("pk"), user=user)
+        groups = Datasource.owner_groups.through.objects.filter(datasource=OuterRef("pk"), group__in=user.groups.all())
+        return self.visible_to(user).filter(Exists(users) | Exists(groups))
+
 
 def reading_only_readable(user, links: models.QuerySet, owner_field: str) -> Q:
     """A filter for rows (runs, check versions, checks) that read at least one datasource and only
@@ -102,6 +115,19 @@ class Datasource(models.Model):
     )
     allowed_groups = models.ManyToManyField(
         Group, blank=True, related_name="datasources", help_text="Leave empty to let every signed-in user use it."
+    )
+    # Who answers for the data (DatasourceQuerySet.owned_by): set by admins only.
+    owners = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="owned_datasources",
+        help_text="Users who may release and re-validate its batches and acknowledge, resolve and mute its incidents.",
+    )
+    owner_groups = models.ManyToManyField(
+        Group,
+        blank=True,
+        related_name="owned_datasources",
+        help_text="Groups whose members may release and re-validate its batches and handle its incidents.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

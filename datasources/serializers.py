@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework import serializers
 
 from .models import Datasource
+
+# Many-to-many fields: set after the datasource is saved, never on an unsaved candidate.
+RELATIONS = ("allowed_groups", "owners", "owner_groups")
 
 
 class DatasourceSerializer(serializers.ModelSerializer):
@@ -28,6 +32,21 @@ class DatasourceSerializer(serializers.ModelSerializer):
         many=True,
         required=False,
         help_text="Names of the groups that may use this datasource; empty means every signed-in user.",
+    )
+    owners = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=get_user_model().objects.all(),
+        many=True,
+        required=False,
+        help_text="Usernames of those who answer for the data: they release and re-validate its batches and "
+        "acknowledge, resolve and mute its checks' incidents (with the administrators).",
+    )
+    owner_groups = serializers.SlugRelatedField(
+        slug_field="name",
+        queryset=Group.objects.all(),
+        many=True,
+        required=False,
+        help_text="Names of groups whose members have the owners' rights.",
     )
     type = serializers.ChoiceField(
         choices=Datasource.Type.choices,
@@ -57,6 +76,8 @@ class DatasourceSerializer(serializers.ModelSerializer):
             "format",
             "options",
             "allowed_groups",
+            "owners",
+            "owner_groups",
             "created_at",
             "updated_at",
         ]
@@ -78,7 +99,7 @@ class DatasourceSerializer(serializers.ModelSerializer):
             **{f.name: getattr(instance, f.name) for f in Datasource._meta.concrete_fields if f.name != "id"}
         )
         for key, value in attrs.items():
-            if key != "allowed_groups":
+            if key not in RELATIONS:
                 setattr(candidate, key, value if value is not None or key == "port" else "")
         problems = candidate.validate_config()
         if problems:
@@ -94,17 +115,18 @@ class DatasourceSerializer(serializers.ModelSerializer):
             **{f.name: getattr(instance, f.name) for f in Datasource._meta.concrete_fields if f.name != "id"}
         )
         for key, value in self.validated_data.items():
-            if key != "allowed_groups":
+            if key not in RELATIONS:
                 setattr(candidate, key, value)
         return candidate
 
     def _save(self, instance: Datasource, validated: dict) -> Datasource:
-        groups = validated.pop("allowed_groups", None)
+        relations = {name: validated.pop(name, None) for name in RELATIONS}
         for key, value in validated.items():
             setattr(instance, key, value)
         instance.save()
-        if groups is not None:
-            instance.allowed_groups.set(groups)
+        for name, value in relations.items():
+            if value is not None:
+                getattr(instance, name).set(value)
         return instance
 
     def create(self, validated_data):

@@ -44,7 +44,9 @@ class DatasourceViewSet(viewsets.ModelViewSet):
     permission_classes = [permissions.IsAuthenticated, AdminWritesOnly]
 
     def get_queryset(self):
-        return Datasource.objects.visible_to(self.request.user).prefetch_related("allowed_groups")
+        return Datasource.objects.visible_to(self.request.user).prefetch_related(
+            "allowed_groups", "owners", "owner_groups"
+        )
 
     def perform_destroy(self, instance):
         instance.soft_delete()

@@ -380,6 +380,11 @@ if not 1 <= DQ_SCHEDULE_TICK <= 60:
 DQ_RELEASE_EXPIRY_TICK = _env("int", "DQ_RELEASE_EXPIRY_TICK", default=60)
 if DQ_RELEASE_EXPIRY_TICK < 1:
     raise ImproperlyConfigured("DQ_RELEASE_EXPIRY_TICK must be at least 1 second.")
+# The longest a release of a held batch may last, and a mute of a check's messages (days).
+DQ_RELEASE_MAX_DAYS = _env("int", "DQ_RELEASE_MAX_DAYS", default=30)
+DQ_MUTE_MAX_DAYS = _env("int", "DQ_MUTE_MAX_DAYS", default=30)
+if DQ_RELEASE_MAX_DAYS < 1 or DQ_MUTE_MAX_DAYS < 1:
+    raise ImproperlyConfigured("DQ_RELEASE_MAX_DAYS and DQ_MUTE_MAX_DAYS must be at least 1 day.")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-runs": {"task": "executions.tasks.reap_stale_runs", "schedule": DQ_REAPER_INTERVAL},
     "expire-releases": {

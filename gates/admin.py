@@ -26,23 +26,31 @@ class AttemptInline(admin.TabularInline):
     model = BatchAttempt
     extra = 0
     can_delete = False
-    readonly_fields = ["number", "run", "rule_set_hash", "rules_changed", "requested_by", "created_at"]
+    readonly_fields = [
+        "number",
+        "run",
+        "rule_set_hash",
+        "rules_changed",
+        "skipped_checks",
+        "requested_by",
+        "created_at",
+    ]
 
 
 class ReleaseInline(admin.TabularInline):
     model = Release
     extra = 0
     can_delete = False
-    readonly_fields = ["released_by", "reason", "scope", "expires_at", "created_at", "ended_at", "end_reason"]
+    readonly_fields = ["released_by", "reason", "expires_at", "created_at", "ended_at", "end_reason", "ended_by"]
 
 
 @admin.register(Batch)
 class BatchAdmin(admin.ModelAdmin):
     """Read-only: batches move only through their state machine (the API and the runs)."""
 
-    list_display = ["id", "datasource", "table", "partition_key", "biz_date", "state", "created_at"]
+    list_display = ["id", "datasource", "table", "partition", "biz_date", "state", "created_at"]
     list_filter = ["state", "schedule_type"]
-    search_fields = ["table", "partition_key"]
+    search_fields = ["table"]
     inlines = [AttemptInline, TransitionInline, ReleaseInline]
 
     def has_add_permission(self, request):

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from datasources.models import Datasource
 
 from . import lifecycle
-from .models import Batch, partition_key
+from .models import Batch
+from .partitions import describe, partition_key
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,10 @@ def find_datasource(user, value: str) -> Datasource | None:
 
 def parse_partition(pairs: list[str], separator: str) -> dict[str, str]:
     """["dt:2026-11-29", "hour:03"] (or `k=v` for the CLI) → {"dt": "2026-11-29", "hour": "03"};
-    a pair may also hold several, comma-separated. ValueError names the bad pair."""
+    a pair may also hold several, comma-separated. A value holding a comma is asked as one JSON
+    object instead (`{"country": "CN,HK"}`), alone. ValueError names the bad pair."""
+    if len(pairs) == 1 and pairs[0].lstrip().startswith("{"):
+        return _json_partition(pairs[0])
     partition: dict[str, str] = {}
     for item in (part.strip() for pair in pairs for part in pair.split(",")):
         if not item:
@@ -41,7 +46,21 @@ def parse_partition(pairs: list[str], separator: str) -> dict[str, str]:
         name, found, value = item.partition(separator)
         if not found or not name.strip():
             raise ValueError(f"{item!r} is not column{separator}value.")
+        if name.strip() in partition:
+            raise ValueError(f"Column {name.strip()!r} is given twice.")
         partition[name.strip()] = value.strip()
+    return partition
+
+
+def _json_partition(text: str) -> dict[str, str]:
+    try:
+        partition = json.loads(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a JSON object.") from None
+    if not isinstance(partition, dict) or not all(
+        isinstance(v, str | int) and not isinstance(v, bool) for v in partition.values()
+    ):
+        raise ValueError(f"{text!r} is not a JSON object of column names to texts or whole numbers.")
     return partition
 
 
@@ -52,7 +71,7 @@ def answer(user, datasource: Datasource, table: str, partition: dict[str, str]) 
         .order_by("-created_at", "-id")
         .first()
     )
-    where = f"{datasource.name}.{table}" + (f" {partition_key(partition)}" if partition else "")
+    where = f"{datasource.name}.{table}" + (f" {describe(partition)}" if partition else "")
     if batch is None:
         return GateAnswer(None, False, None, f"No batch of {where} is registered.")
     batch = lifecycle.catch_up(batch)

@@ -33,7 +33,7 @@ def conclude(batch: Batch, attempt: BatchAttempt | None, no_result_reason: str =
     if batch.state not in Batch.IN_PROGRESS or (attempt is not None and not _is_latest(attempt)):
         return
     by = f"run {attempt.run_id}" if attempt else "registration"
-    outcomes, why_none = _outcomes(attempt.run) if attempt else ([], no_result_reason)
+    outcomes, why_none = _outcomes(batch, attempt) if attempt else ([], no_result_reason)
     fail_mode, source = TablePolicy.fail_mode_for(batch.datasource_id, batch.table)
     decision = decide(outcomes, fail_mode, source, why_none)
     with transaction.atomic():
@@ -52,12 +52,33 @@ def conclude(batch: Batch, attempt: BatchAttempt | None, no_result_reason: str =
         )
 
 
-def _outcomes(run: Run) -> tuple[list[CheckOutcome], str]:
+# How a batch's reasons and warnings name a check that reads another datasource than the batch's:
+# they are shown to whoever sees the batch, who may not see that check (its name, its tables).
+HIDDEN_CHECK = "a check that also reads another datasource"
+NOT_RUN = "not run: its requester may not read what it compares with"
+
+
+def _outcomes(batch: Batch, attempt: BatchAttempt) -> tuple[list[CheckOutcome], str]:
+    run = attempt.run
     results = run.results.select_related("check_version").order_by("id")
-    outcomes = [CheckOutcome(r.check_version.name, r.status, r.failure_strategy, r.message) for r in results]
+    outcomes = [_outcome(batch, r) for r in results]
+    # A bound check left out of the run (its requester may not read its other side) is undecided,
+    # so the batch cannot pass without it: the table's fail mode decides.
+    outcomes += [
+        CheckOutcome(s["name"] if s.get("public") else HIDDEN_CHECK, "unknown", s.get("failure_strategy", ""), NOT_RUN)
+        for s in attempt.skipped_checks
+    ]
     if outcomes:
         return outcomes, ""
     return [], f"Run {run.pk} ended {run.status} without results" + (f": {run.message}" if run.message else ".")
+
+
+def _outcome(batch: Batch, result) -> CheckOutcome:
+    version = result.check_version
+    read = {version.params.get(f) for f in ("src_datasource_id", "target_datasource_id")} - {None}
+    if read <= {batch.datasource_id}:
+        return CheckOutcome(version.name, result.status, result.failure_strategy, result.message)
+    return CheckOutcome(HIDDEN_CHECK, result.status, result.failure_strategy, "")
 
 
 def _is_latest(attempt: BatchAttempt) -> bool:
@@ -75,7 +96,7 @@ def expire_release(release: Release) -> bool:
         if batch.state == Batch.State.PUBLISHED and batch.policy_state != Batch.State.PUBLISHED:
             batch.move(
                 batch.policy_state,
-                f"Release by {_name(release)} expired at {release.expires_at:%Y-%m-%d %H:%M} UTC. {batch.policy_reason}",
+                f"Release by {released_by(release)} expired at {release.expires_at:%Y-%m-%d %H:%M} UTC. {batch.policy_reason}",
                 by="release expiry",
             )
     return True
@@ -103,5 +124,5 @@ def catch_up(batch: Batch) -> Batch:
     return batch
 
 
-def _name(release: Release) -> str:
+def released_by(release: Release) -> str:
     return release.released_by.get_username() if release.released_by_id else "a deleted user"

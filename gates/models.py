@@ -17,6 +17,8 @@ from django.utils import timezone
 
 from datasources.models import Datasource
 
+from .partitions import describe, partition_key
+
 
 class FailMode(models.TextChoices):
     FAIL_CLOSED = "fail_closed", "Fail closed: hold the batch for approval"
@@ -74,12 +76,6 @@ class BatchQuerySet(models.QuerySet):
         return self.filter(datasource__in=Datasource.objects.readable_by(user))
 
 
-def partition_key(partition: dict) -> str:
-    """One comparable string for a partition ({"dt": "2026-11-29"} → "dt=2026-11-29"), so the
-    gate finds the batches of a partition with an index rather than JSON comparisons."""
-    return ",".join(f"{name}={partition[name]}" for name in sorted(partition))
-
-
 class Batch(models.Model):
     class State(models.TextChoices):
         PENDING = "pending_validation", "Pending validation"
@@ -114,8 +110,13 @@ class Batch(models.Model):
 
     datasource = models.ForeignKey(Datasource, on_delete=models.PROTECT, related_name="batches")
     table = models.CharField(max_length=300)
-    partition = models.JSONField(default=dict, blank=True, help_text='Partition columns and values, {"dt": "…"}.')
-    partition_key = models.CharField(max_length=500, blank=True, db_index=True)
+    partition = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Partition columns and values, typed by the catalog: {"dt": "…", "hour": 3}.',
+    )
+    # Set by save() from `partition` (gates/partitions.py): what the gate matches on, exactly.
+    partition_key = models.CharField(max_length=64, editable=False, db_index=True)
     biz_date = models.DateField()
     data_version = models.CharField(max_length=500, blank=True, help_text="The producer's commit marker or snapshot.")
     producer = models.JSONField(default=dict, blank=True, help_text='{"instance_id", "attempt"} of the producing job.')
@@ -140,15 +141,22 @@ class Batch(models.Model):
         indexes = [models.Index(fields=["datasource", "table", "partition_key"], name="batch_gate_lookup")]
 
     def __str__(self) -> str:
-        return f"Batch {self.pk} {self.table} {self.partition_key} ({self.state})"
+        return f"Batch {self.pk} {self.table} {describe(self.partition)} ({self.state})"
+
+    def save(self, *args, **kwargs) -> None:
+        self.partition_key = partition_key(self.partition or {})
+        if kwargs.get("update_fields") is not None and "partition" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "partition_key"}
+        super().save(*args, **kwargs)
 
     @property
     def may_consume(self) -> bool:
         return self.state == self.State.PUBLISHED
 
     def may_be_changed_by(self, user) -> bool:
-        """Release and re-validate: administrators, and users allowed to use the datasource."""
-        return user.is_staff or Datasource.objects.visible_to(user).filter(pk=self.datasource_id).exists()
+        """Release and re-validate: the datasource's owners and administrators
+        (`Datasource.objects.owned_by`), whoever registered the batch."""
+        return Datasource.objects.owned_by(user).filter(pk=self.datasource_id).exists()
 
     def move(self, to: str, reason: str, user=None, by: str = "", **fields) -> bool:
         """The only way `state` changes: a conditional update on the state it leaves, then its
@@ -184,6 +192,12 @@ class BatchAttempt(models.Model):
     run = models.OneToOneField("executions.Run", on_delete=models.PROTECT, related_name="batch_attempt")
     rule_set_hash = models.CharField(max_length=64)
     rules_changed = models.BooleanField(default=False, help_text="The rule set differs from the previous attempt's.")
+    skipped_checks = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Checks bound to the table that were not run: they read data the requester may not read "
+        '([{"check", "name", "failure_strategy", "public"}]).',
+    )
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -218,18 +232,26 @@ class Transition(models.Model):
 
 
 class Release(models.Model):
-    """A manual release of one batch: who, why, for what scope, until when. It publishes that
-    batch only; when it expires (or the batch is re-validated) it ends and the batch follows its
-    policy again. The next batch of the table never sees it."""
+    """A manual release of one batch: who, why, until when (at most DQ_RELEASE_MAX_DAYS ahead).
+    It publishes that batch only, to every consumer of the gate; when it expires (or an owner
+    re-validates the batch, recorded in `ended_by`) it ends and the batch follows its policy
+    again. The next batch of the table never sees it."""
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="releases")
     released_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     reason = models.TextField()
-    scope = models.CharField(max_length=500, blank=True, help_text="Who or what may consume it meanwhile.")
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.CharField(max_length=200, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who ended it before its expiry (by re-validating the batch).",
+    )
 
     class Meta:
         ordering = ["batch", "created_at", "id"]
@@ -237,7 +259,9 @@ class Release(models.Model):
     def __str__(self) -> str:
         return f"Release of batch {self.batch_id} until {self.expires_at:%Y-%m-%d %H:%M}"
 
-    def end(self, why: str) -> bool:
+    def end(self, why: str, by=None) -> bool:
         return bool(
-            Release.objects.filter(pk=self.pk, ended_at__isnull=True).update(ended_at=timezone.now(), end_reason=why)
+            Release.objects.filter(pk=self.pk, ended_at__isnull=True).update(
+                ended_at=timezone.now(), end_reason=why, ended_by=by
+            )
         )

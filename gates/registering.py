@@ -17,8 +17,8 @@ from executions.models import Run
 from executions.starting import RunRequestInvalid, start_run
 from rules.models import Check
 
-from . import lifecycle
-from .models import Batch, BatchAttempt, Release, partition_key
+from . import lifecycle, partitions
+from .models import Batch, BatchAttempt, Release
 
 
 class BatchInvalid(Exception):
@@ -31,27 +31,31 @@ class BatchConflict(Exception):
     """The batch's state does not allow the action (the API answers 409)."""
 
 
-def catalog_notes(datasource: Datasource, table: str, partition: dict[str, Any]) -> list[str]:
-    """Check the table and the partition's columns against the live catalog. Raises BatchInvalid
-    for an unknown table or column; a source that cannot be reached now is noted instead (the
-    batch is still registered: its run will end `error`, and the fail mode decides)."""
+def checked_partition(
+    datasource: Datasource, table: str, partition: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The partition checked against the live catalog and typed by it (gates/partitions.py), and
+    what could not be checked. Raises BatchInvalid naming `table` for an unknown table, or
+    `partition` for a column the table lacks or a value its type cannot hold. A source that
+    cannot be reached now is noted instead and the values kept as sent (the batch is still
+    registered: its run will end `error`, and the fail mode decides)."""
     try:
-        columns = {c.name.lower(): c.name for c in connector_for(datasource).columns(table)}
+        columns = {c.name.lower(): (c.name, c.type) for c in connector_for(datasource).columns(table)}
     except TableNotFound:
         raise BatchInvalid({"table": [f"Datasource {datasource.name!r} has no table {table!r}."]}) from None
     except ConnectorError as exc:
-        return [f"The partition columns were not checked: {datasource.name!r} could not be reached ({exc})."]
+        note = f"The partition columns were not checked: {datasource.name!r} could not be reached ({exc})."
+        return partition, [note]
     unknown = [name for name in partition if name.lower() not in columns]
     if unknown:
+        names = ", ".join(sorted(name for name, _ in columns.values()))
         raise BatchInvalid(
-            {
-                "partition": [
-                    f"Table {table!r} has no column {name!r}; its columns are {', '.join(sorted(columns.values()))}."
-                    for name in unknown
-                ]
-            }
+            {"partition": [f"Table {table!r} has no column {name!r}; its columns are {names}." for name in unknown]}
         )
-    return []
+    values, problems = partitions.typed(partition, columns)
+    if problems:
+        raise BatchInvalid({"partition": problems})
+    return values, []
 
 
 def bound_checks(batch: Batch) -> list[Check]:
@@ -70,14 +74,13 @@ def bound_checks_of(datasource_id: int, table: str) -> list[Check]:
 
 def register(fields: dict[str, Any], user) -> Batch:
     """Store the batch and start its first attempt, in one transaction (the run is sent after commit)."""
-    datasource, partition = fields["datasource"], fields.get("partition") or {}
-    notes = catalog_notes(datasource, fields["table"], partition)
+    datasource = fields["datasource"]
+    partition, notes = checked_partition(datasource, fields["table"], fields.get("partition") or {})
     with transaction.atomic():
         batch = Batch.objects.create(
             datasource=datasource,
             table=fields["table"],
             partition=partition,
-            partition_key=partition_key(partition),
             biz_date=fields.get("biz_date") or timezone.localdate(),
             data_version=fields.get("data_version") or "",
             producer=fields.get("producer") or {},
@@ -91,15 +94,17 @@ def register(fields: dict[str, Any], user) -> Batch:
 
 
 def start_attempt(batch: Batch, user) -> BatchAttempt | None:
-    """One run of every check bound to the table, on exactly this partition; None when no check
-    is bound (the batch is then `unknown` and follows its fail mode)."""
-    checks = bound_checks(batch)
+    """One run, on exactly this partition, of every check bound to the table that `user` (who
+    registers or re-validates) may see: a run never reads, for someone, data they may not read.
+    The bound checks left out are recorded on the attempt and count as undecided, so the table's
+    fail mode decides (gates/lifecycle.py). None when no check is run (the batch is then
+    `unknown` and follows its fail mode)."""
+    bound = bound_checks(batch)
+    allowed = set(Check.objects.visible_to(user).filter(pk__in=[c.pk for c in bound]).values_list("pk", flat=True))
+    checks = [c for c in bound if c.pk in allowed]
+    skipped = [_skipped(batch, c) for c in bound if c.pk not in allowed]
     if not checks:
-        lifecycle.conclude(
-            batch,
-            None,
-            f"No check reads {batch.datasource.name}.{batch.table}; bind checks to the table, then re-validate.",
-        )
+        lifecycle.conclude(batch, None, _nothing_run(batch, user, len(skipped)))
         return None
     previous = batch.latest_attempt()
     trigger = Run.Trigger.BACKFILL if batch.schedule_type == Batch.ScheduleType.BACKFILL else Run.Trigger.API
@@ -121,7 +126,29 @@ def start_attempt(batch: Batch, user) -> BatchAttempt | None:
         run=run,
         rule_set_hash=run.rule_set_hash,
         rules_changed=bool(previous and previous.rule_set_hash != run.rule_set_hash),
+        skipped_checks=skipped,
         requested_by=user,
+    )
+
+
+def _skipped(batch: Batch, check: Check) -> dict[str, Any]:
+    """A bound check left out of a run. `public`: it reads nothing but the batch's datasource, so
+    whoever sees the batch may see its name (every other one is shown only to those who may)."""
+    return {
+        "check": check.pk,
+        "name": check.name,
+        "failure_strategy": check.params.get("failure_strategy", ""),
+        "public": check.datasource_ids() <= {batch.datasource_id},
+    }
+
+
+def _nothing_run(batch: Batch, user, skipped: int) -> str:
+    where = f"{batch.datasource.name}.{batch.table}"
+    if not skipped:
+        return f"No check reads {where}; bind checks to the table, then re-validate."
+    return (
+        f"None of the {skipped} check(s) bound to {where} was run: they read data that "
+        f"{user.get_username()} may not read. An owner of the datasource re-validates the batch to run them."
     )
 
 
@@ -132,23 +159,24 @@ def revalidate(batch: Batch, user) -> BatchAttempt | None:
         if batch.state in Batch.IN_PROGRESS or batch.state in Batch.VERDICTS:
             raise BatchConflict(f"Batch {batch.pk} is still {batch.state}; re-validate it once it has an outcome.")
         release = batch.active_release()
+        why = f"Re-validation requested by {user.get_username()}."
         if release is not None:
-            release.end("superseded by a re-validation")
-        batch.move(Batch.State.PENDING, f"Re-validation requested by {user.get_username()}.", user=user)
+            release.end(f"ended by {user.get_username()}'s re-validation", by=user)
+            why += f" It ended the release by {lifecycle.released_by(release)}."
+        batch.move(Batch.State.PENDING, why, user=user)
         return start_attempt(batch, user)
 
 
-def release(batch: Batch, user, reason: str, expires_at: datetime, scope: str) -> Release:
-    """Publish a held batch until `expires_at`, recording who, why and for what scope."""
+def release(batch: Batch, user, reason: str, expires_at: datetime) -> Release:
+    """Publish a held batch until `expires_at`, recording who and why. The caller has checked
+    that `user` may (Batch.may_be_changed_by) and the expiry's maximum (the request serializer)."""
     with transaction.atomic():
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
         if batch.state not in (Batch.State.QUARANTINED, Batch.State.AWAITING_APPROVAL):
             raise BatchConflict(
                 f"Batch {batch.pk} is {batch.state}; only a quarantined batch or one awaiting approval can be released."
             )
-        granted = Release.objects.create(
-            batch=batch, released_by=user, reason=reason, scope=scope, expires_at=expires_at
-        )
+        granted = Release.objects.create(batch=batch, released_by=user, reason=reason, expires_at=expires_at)
         batch.move(
             Batch.State.PUBLISHED,
             f"Released by {user.get_username()} until {expires_at:%Y-%m-%d %H:%M} UTC: {reason}",

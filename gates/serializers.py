@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
+from django.conf import settings
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from datasources.models import Datasource
 from executions.models import Result
+from rules.models import Check, CheckVersion
 
 from .models import Batch, BatchAttempt, Release, Transition
 
@@ -26,7 +30,11 @@ class BatchRequestSerializer(serializers.Serializer):
 
     datasource = serializers.PrimaryKeyRelatedField(queryset=Datasource.objects.none())
     table = serializers.CharField(max_length=300)
-    partition = serializers.DictField(required=False)
+    partition = serializers.DictField(
+        required=False,
+        help_text="{column: value}: each column one of the table's, each value one its type can hold "
+        "(text, or a whole number); stored typed by the catalog and matched exactly by the gate.",
+    )
     biz_date = serializers.DateField(required=False, input_formats=["%Y-%m-%d"])
     data_version = serializers.CharField(max_length=500, required=False, allow_blank=True)
     producer = ProducerSerializer(required=False)
@@ -56,13 +64,27 @@ class BatchRequestSerializer(serializers.Serializer):
 
 class ReleaseRequestSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=2000)
-    expires_at = serializers.DateTimeField()
-    scope = serializers.CharField(max_length=500, required=False, allow_blank=True, default="this batch only")
+    expires_at = serializers.DateTimeField(
+        help_text="In the future, at most DQ_RELEASE_MAX_DAYS (default 30) days from now."
+    )
 
     def validate_expires_at(self, value):
         if value <= timezone.now():
             raise serializers.ValidationError("A release must expire in the future.")
+        days = settings.DQ_RELEASE_MAX_DAYS
+        if value > timezone.now() + timedelta(days=days):
+            raise serializers.ValidationError(
+                f"A release lasts at most {days} day{'s' if days != 1 else ''} (DQ_RELEASE_MAX_DAYS); release again when it expires."
+            )
         return value
+
+    def validate(self, attrs):
+        # A scope was once accepted and never applied: refuse it rather than let it be believed.
+        if "scope" in self.initial_data:
+            raise serializers.ValidationError(
+                {"scope": ["A release publishes the batch to every consumer of the gate; it takes no scope."]}
+            )
+        return attrs
 
 
 class TransitionSerializer(serializers.ModelSerializer):
@@ -75,22 +97,30 @@ class TransitionSerializer(serializers.ModelSerializer):
 
 class ReleaseSerializer(serializers.ModelSerializer):
     released_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    ended_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Release
-        fields = ["id", "released_by", "reason", "scope", "expires_at", "created_at", "ended_at", "end_reason"]
+        fields = ["id", "released_by", "reason", "expires_at", "created_at", "ended_at", "end_reason", "ended_by"]
 
 
 class EvidenceResultSerializer(serializers.ModelSerializer):
     """What one check measured on the batch (the full result is GET /results/{id}/)."""
 
-    check = serializers.IntegerField(source="rule_check_id")
+    # Null in the entry of a check the caller may not see (hidden_result below).
+    id = serializers.IntegerField(read_only=True, allow_null=True)
+    check = serializers.IntegerField(source="rule_check_id", allow_null=True)
+    check_version = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
     check_name = serializers.CharField(source="check_version.name")
-    check_version_number = serializers.IntegerField(source="check_version.number")
+    check_version_number = serializers.IntegerField(source="check_version.number", allow_null=True)
+    hidden = serializers.SerializerMethodField(
+        help_text="A check the caller may not see: only its status, strategy and a sentence are shown."
+    )
 
     class Meta:
         model = Result
         fields = [
+            "hidden",
             "id",
             "check",
             "check_name",
@@ -108,13 +138,72 @@ class EvidenceResultSerializer(serializers.ModelSerializer):
             "rows_scanned",
         ]
 
+    def get_hidden(self, result) -> bool:
+        return False
+
+
+HIDDEN_NAME = "a check you cannot see"
+HIDDEN_OUTCOME = {"pass": "passed", "fail": "failed", "error": "could not be evaluated", "unknown": "could not decide"}
+
+
+def hidden_result(result: Result) -> dict:
+    """A result of a check the viewer may not see: what it decided, nothing of what it read."""
+    shown = dict.fromkeys(EvidenceResultSerializer.Meta.fields)
+    return {
+        **shown,
+        "statistic_name": "",
+        "message": "",
+        "hidden": True,
+        "check_name": HIDDEN_NAME,
+        "status": result.status,
+        "failure_strategy": result.failure_strategy,
+        "verdict": f"{HIDDEN_NAME} {HIDDEN_OUTCOME.get(result.status, result.status)}",
+        "comparison_source": {},
+    }
+
+
+class SkippedCheckSerializer(serializers.Serializer):
+    check = serializers.IntegerField(allow_null=True)
+    name = serializers.CharField()
+    failure_strategy = serializers.CharField()
+
+
+class Viewer:
+    """What one caller may see of a batch's evidence, asked once per answer through the models'
+    `visible_to`/`readable_by` (no request, as when the schema is generated: nothing hidden is shown)."""
+
+    def __init__(self, user):
+        self.user = user
+
+    def versions(self, ids) -> set[int]:
+        if self.user is None:
+            return set()
+        return set(CheckVersion.objects.visible_to(self.user).filter(pk__in=ids).values_list("pk", flat=True))
+
+    def checks(self, ids) -> set[int]:
+        if self.user is None:
+            return set()
+        return set(Check.objects.visible_to(self.user).filter(pk__in=ids).values_list("pk", flat=True))
+
+    def datasources(self, ids) -> set[int]:
+        if self.user is None:
+            return set()
+        return set(Datasource.objects.readable_by(self.user).filter(pk__in=ids).values_list("pk", flat=True))
+
 
 class AttemptSerializer(serializers.ModelSerializer):
+    """One attempt as the caller may see it: checks reading a datasource the caller may not read
+    appear only as "a check you cannot see" with their outcome; their tables and filters not at all."""
+
     run_status = serializers.CharField(source="run.status")
     trigger = serializers.CharField(source="run.trigger")
     filters = serializers.SerializerMethodField()
     check_versions = serializers.SerializerMethodField()
-    results = EvidenceResultSerializer(source="run.results", many=True)
+    hidden_checks = serializers.SerializerMethodField(help_text="How many of the run's checks the caller may not see.")
+    results = serializers.SerializerMethodField()
+    skipped_checks = serializers.SerializerMethodField(
+        help_text="Checks bound to the table that were not run: their requester may not read what they compare with."
+    )
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
     class Meta:
@@ -128,20 +217,61 @@ class AttemptSerializer(serializers.ModelSerializer):
             "rules_changed",
             "filters",
             "check_versions",
+            "hidden_checks",
             "results",
+            "skipped_checks",
             "requested_by",
             "created_at",
         ]
 
+    @property
+    def viewer(self) -> Viewer:
+        request = self.context.get("request")
+        return Viewer(request.user if request is not None else None)
+
+    def _versions(self, attempt) -> tuple[list, set[int]]:
+        versions = list(attempt.run.check_versions.order_by("pk"))
+        return versions, self.viewer.versions([v.pk for v in versions])
+
     def get_filters(self, attempt) -> list[dict]:
-        """The frozen batch definitions the run read: table, resolved filter (partition included)."""
-        definitions = (attempt.run.batches.get("definitions") or {}).values()
-        return [{k: d.get(k) for k in ("datasource", "table", "filter", "partition", "scan_mode")} for d in definitions]
+        """The frozen batch definitions the run read that the caller may read: table, resolved
+        filter (partition included)."""
+        definitions = list((attempt.run.batches.get("definitions") or {}).values())
+        readable = self.viewer.datasources([d.get("datasource_id") for d in definitions])
+        return [
+            {k: d.get(k) for k in ("datasource", "table", "filter", "partition", "scan_mode")}
+            for d in definitions
+            if d.get("datasource_id") in readable
+        ]
 
     def get_check_versions(self, attempt) -> list[dict]:
+        versions, visible = self._versions(attempt)
         return [
             {"id": v.pk, "check": v.parent_check_id, "name": v.name, "number": v.number, "hash": v.content_hash}
-            for v in attempt.run.check_versions.order_by("pk")
+            for v in versions
+            if v.pk in visible
+        ]
+
+    def get_hidden_checks(self, attempt) -> int:
+        versions, visible = self._versions(attempt)
+        return len(versions) - len(visible)
+
+    @extend_schema_field(EvidenceResultSerializer(many=True))
+    def get_results(self, attempt) -> list[dict]:
+        results = list(attempt.run.results.select_related("check_version").order_by("id"))
+        visible = self.viewer.versions([r.check_version_id for r in results])
+        return [
+            EvidenceResultSerializer(r).data if r.check_version_id in visible else hidden_result(r) for r in results
+        ]
+
+    @extend_schema_field(SkippedCheckSerializer(many=True))
+    def get_skipped_checks(self, attempt) -> list[dict]:
+        visible = self.viewer.checks([s["check"] for s in attempt.skipped_checks])
+        return [
+            {"check": s["check"], "name": s["name"], "failure_strategy": s.get("failure_strategy", "")}
+            if s["check"] in visible
+            else {"check": None, "name": HIDDEN_NAME, "failure_strategy": s.get("failure_strategy", "")}
+            for s in attempt.skipped_checks
         ]
 
 
@@ -198,10 +328,17 @@ class BatchSerializer(serializers.ModelSerializer):
 
 
 class BatchDetailSerializer(BatchSerializer):
+    may_change = serializers.SerializerMethodField(
+        help_text="The caller may release and re-validate it: an owner of its datasource or an admin."
+    )
     transitions = TransitionSerializer(many=True, read_only=True)
     attempts = AttemptSerializer(many=True, read_only=True)
     releases = ReleaseSerializer(many=True, read_only=True)
 
     class Meta(BatchSerializer.Meta):
-        fields = [*BatchSerializer.Meta.fields, "transitions", "attempts", "releases"]
+        fields = [*BatchSerializer.Meta.fields, "may_change", "transitions", "attempts", "releases"]
         read_only_fields = fields
+
+    def get_may_change(self, batch) -> bool:
+        request = self.context.get("request")
+        return request is not None and batch.may_be_changed_by(request.user)

@@ -61,13 +61,14 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             batch = registering.register(body.validated_data, request.user)
         except registering.BatchInvalid as exc:
             raise ValidationError(exc.fields) from None
-        return Response(BatchDetailSerializer(batch).data, status=status.HTTP_201_CREATED)
+        return Response(self._shown(batch), status=status.HTTP_201_CREATED)
 
     @extend_schema(request=ReleaseRequestSerializer, responses={200: BatchDetailSerializer})
     @action(detail=True, methods=["post"])
     def release(self, request, pk=None):
-        """Publish a quarantined batch (or one awaiting approval) until `expires_at`, recording
-        who, why and the scope; at expiry it returns to what its policy says."""
+        """Publish a quarantined batch (or one awaiting approval) until `expires_at` (at most
+        DQ_RELEASE_MAX_DAYS ahead), recording who and why; at expiry it returns to what its policy
+        says. The datasource's owners and administrators only."""
         batch = self._batch_the_user_may_change(request, "release")
         body = ReleaseRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -75,12 +76,14 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             registering.release(batch, request.user, **body.validated_data)
         except registering.BatchConflict as exc:
             raise Conflict(str(exc)) from None
-        return Response(BatchDetailSerializer(self.get_object()).data)
+        return Response(self._shown(self.get_object()))
 
     @extend_schema(request=None, responses={202: BatchDetailSerializer})
     @action(detail=True, methods=["post"])
     def revalidate(self, request, pk=None):
-        """A new attempt (a new run of the checks bound now); earlier attempts keep their evidence."""
+        """A new attempt (a new run of the checks bound now that the caller may see); earlier
+        attempts keep their evidence. Ends an active release, recording who ended it. The
+        datasource's owners and administrators only."""
         batch = self._batch_the_user_may_change(request, "re-validate")
         try:
             with transaction.atomic():
@@ -89,13 +92,16 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             raise Conflict(str(exc)) from None
         except registering.BatchInvalid as exc:
             raise ValidationError(exc.fields) from None
-        return Response(BatchDetailSerializer(self.get_object()).data, status=status.HTTP_202_ACCEPTED)
+        return Response(self._shown(self.get_object()), status=status.HTTP_202_ACCEPTED)
+
+    def _shown(self, batch: Batch) -> dict:
+        return BatchDetailSerializer(batch, context=self.get_serializer_context()).data
 
     def _batch_the_user_may_change(self, request, what: str) -> Batch:
         batch = self.get_object()
         if not batch.may_be_changed_by(request.user):
             raise PermissionDenied(
-                f"Only administrators and users allowed to use datasource {batch.datasource.name!r} may {what} its batches."
+                f"Only administrators and the owners of datasource {batch.datasource.name!r} may {what} its batches."
             )
         return batch
 
@@ -137,7 +143,11 @@ GATE_ANSWER = inline_serializer(
         OpenApiParameter("datasource", str, required=True, description="Datasource id or name"),
         OpenApiParameter("table", str, required=True),
         OpenApiParameter(
-            "partition", str, many=True, description="column:value, repeatable or comma-separated (dt:2026-11-29)"
+            "partition",
+            str,
+            many=True,
+            description="column:value, repeatable or comma-separated (dt:2026-11-29); or one JSON object "
+            '({"country": "CN,HK"}) for values holding commas. Matched exactly against the registered partition.',
         ),
     ],
     responses=GATE_ANSWER,

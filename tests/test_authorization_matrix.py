@@ -11,7 +11,8 @@ the world through the API, as users would:
 - moved to open B:      the member points the check at B (version 2) and run_b runs it there;
 - B restricted later:   as "moved", then an admin limits B to the analysts;
 - A deleted:            an admin deletes A while the check still reads it;
-- moved, A deleted:     as "moved", then an admin deletes A.
+- moved, A deleted:     as "moved", then an admin deletes A;
+- A owned by analysts:  an admin makes the analysts (the member's group) A's owners.
 
 Each row of MATRIX is one request and what each role gets, in the order member, outsider, admin:
 - "METHOD path": the cell is the HTTP status;
@@ -25,11 +26,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
 import yaml
 from django.db import transaction
+from django.utils import timezone
 
 from executions.models import Result
 from executions.tests.factories import finished_run
@@ -38,12 +41,13 @@ from rules.models import Check
 pytestmark = pytest.mark.django_db
 Y, N = True, False
 ROLES = ("member", "outsider", "admin")
-CREATED, MOVED, RESTRICTED, DELETED, MOVED_DELETED = (
+CREATED, MOVED, RESTRICTED, DELETED, MOVED_DELETED, OWNED = (
     "as created",
     "moved to open B",
     "B restricted later",
     "A deleted",
     "moved, A deleted",
+    "A owned by analysts",
 )
 
 MATRIX = [
@@ -61,6 +65,7 @@ MATRIX = [
     (CREATED, "GET /form-options/columns/?datasource={A}&table=orders", 200, 404, 200),
     (CREATED, "POST /datasources/ +new_datasource", 403, 403, 201),
     (CREATED, "PATCH /datasources/{A}/ +describe", 403, 403, 200),
+    (CREATED, "PATCH /datasources/{A}/ +own_A", 403, 403, 200),  # owners are set by admins
     (CREATED, "DELETE /datasources/{A}/", 403, 403, 204),
     (CREATED, "GET /datasources/ lists B", Y, Y, Y),
     (RESTRICTED, "GET /datasources/{B}/", 200, 404, 200),
@@ -203,14 +208,19 @@ MATRIX = [
     (MOVED_DELETED, "GET /notifications/{notification}/", 200, 404, 200),
     (CREATED, "GET /checks/{check}/mute/", 200, 404, 200),
     (CREATED, "POST /checks/{check}/mute/ +mute", 200, 404, 200),
+    (CREATED, "POST /checks/{check}/mute/ +long_mute", 400, 404, 400),  # beyond DQ_MUTE_MAX_DAYS
     (CREATED, "DELETE /checks/{check}/mute/", 204, 404, 204),
     (MOVED, "POST /checks/{check}/mute/ +mute", 200, 403, 200),
     # --- batches and the gate (gates/): who reads a batch follows its datasource ---------------
     (CREATED, "GET /batches/ lists batch", Y, N, Y),
     (CREATED, "GET /batches/{batch}/", 200, 404, 200),
     (CREATED, "POST /batches/ +new_batch_on_A", 201, 400, 201),
-    (CREATED, "POST /batches/{batch}/release/ +release", 200, 404, 200),
-    (CREATED, "POST /batches/{batch}/revalidate/", 202, 404, 202),
+    # releases and re-validations: the datasource's owners and admins, not all who may read it
+    (CREATED, "POST /batches/{batch}/release/ +release", 403, 404, 200),
+    (CREATED, "POST /batches/{batch}/release/ +long_release", 403, 404, 400),  # beyond DQ_RELEASE_MAX_DAYS
+    (CREATED, "POST /batches/{batch}/revalidate/", 403, 404, 202),
+    (OWNED, "POST /batches/{batch}/release/ +release", 200, 404, 200),
+    (OWNED, "POST /batches/{batch}/revalidate/", 202, 404, 202),
     (CREATED, "GET /gate/?datasource={A}&table=orders&partition=status:paid gives may_consume", N, 400, N),
     (CREATED, "GET /gated-table/?datasource={A}&table=orders gives fail_mode", "fail_closed", 404, "fail_closed"),
     (MOVED, "GET /batches/{batch}/", 200, 404, 200),  # the batch read A, wherever the check went
@@ -245,6 +255,10 @@ def _import_yaml(datasource_name: str) -> str:
     return yaml.safe_dump({"version": 1, "checks": [{"name": CHECK_NAME, "template": "null_check", "params": params}]})
 
 
+def _in_days(days: int) -> str:
+    return (timezone.now() + timedelta(days=days)).isoformat()
+
+
 # Request bodies, by the name a row gives after "+"; built from the world's ids.
 BODIES = {
     "new_datasource": lambda w: {"name": "another", "type": "file", "format": "parquet", "path": w.files},
@@ -265,9 +279,12 @@ BODIES = {
     "new_channel": lambda w: {"name": "another channel", "kind": "webhook", "target": "http://127.0.0.1:9/hook"},
     "rename": lambda w: {"name": "renamed channel"},
     "note": lambda w: {"note": "known; the loader is fixed"},
-    "mute": lambda w: {"until": "2099-01-01T00:00:00Z", "reason": "maintenance"},
+    "mute": lambda w: {"until": _in_days(1), "reason": "maintenance"},
+    "long_mute": lambda w: {"until": "2099-01-01T00:00:00Z", "reason": "maintenance"},
     "new_batch_on_A": lambda w: {"datasource": w.ids["A"], "table": "orders", "partition": {"status": "void"}},
-    "release": lambda w: {"reason": "month end", "expires_at": "2099-01-01T00:00:00Z"},
+    "release": lambda w: {"reason": "month end", "expires_at": _in_days(1)},
+    "long_release": lambda w: {"reason": "month end", "expires_at": "9999-12-31T00:00:00Z"},
+    "own_A": lambda w: {"owner_groups": ["analysts"]},
     "row_checks_on_A": lambda w: {
         "checks_yaml": "checks: [status == paid]",
         "src_datasource_id": w.ids["A"],
@@ -333,7 +350,6 @@ def _gate(world: World) -> None:
         datasource_id=world.ids["A"],
         table="orders",
         partition={"status": "paid"},
-        partition_key="status=paid",
         biz_date="2026-11-29",
         state=Batch.State.QUARANTINED,
         policy_state=Batch.State.QUARANTINED,
@@ -383,12 +399,17 @@ def _delete_a(world: World) -> None:
     world.must("admin", "DELETE", "/datasources/{A}/", None, 204)
 
 
+def _own_a(world: World) -> None:
+    world.must("admin", "PATCH", "/datasources/{A}/", BODIES["own_A"](world), 200)
+
+
 SCENARIOS = {
     CREATED: [],
     MOVED: [_move],
     RESTRICTED: [_move, _restrict_b],
     DELETED: [_delete_a],
     MOVED_DELETED: [_move, _delete_a],
+    OWNED: [_own_a],
 }
 REQUEST = re.compile(
     r"^(?P<method>[A-Z]+) (?P<path>\S+)(?: \+(?P<body>\w+)| lists (?P<shown>\w+)| gives (?P<field>\w+))?$"

@@ -46,6 +46,8 @@ def test_dq_debug_turns_debug_on_for_development(tmp_path):
         ({"DQ_FERNET_KEYS": "not-a-key"}, "DQ_FERNET_KEYS"),
         ({"CELERY_BROKER_URL": "carrier-pigeon://coop"}, "CELERY_BROKER_URL"),
         ({"DQ_ENV": "staging"}, "DQ_ENV"),
+        ({"DQ_RELEASE_MAX_DAYS": "0"}, "DQ_RELEASE_MAX_DAYS"),
+        ({"DQ_MUTE_MAX_DAYS": "a month"}, "DQ_MUTE_MAX_DAYS"),
     ],
 )
 def test_a_bad_value_stops_startup_naming_the_variable(tmp_path, env, words):

@@ -3,6 +3,9 @@ channel kinds decide what is valid."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -324,13 +327,24 @@ class MuteSerializer(serializers.ModelSerializer):
         model = CheckMute
         fields = ["check", "until", "reason", "muted_by", "created_at"]
         read_only_fields = ["check", "muted_by", "created_at"]
-        extra_kwargs = {"until": {"allow_null": True}}
+        # The reason is required to mute (an answer for an unmuted check has an empty one).
+        extra_kwargs = {"until": {"allow_null": True}, "reason": {"required": True, "allow_blank": True}}
 
     def validate_until(self, until):
-        # Null only in the answer for an unmuted check; a mute needs an end.
+        # Null only in the answer for an unmuted check; a mute needs an end, and not a far one.
         if until is None or until <= timezone.now():
             raise serializers.ValidationError("Mute until a time in the future (ISO 8601, e.g. 2026-12-01T08:00:00Z).")
+        days = settings.DQ_MUTE_MAX_DAYS
+        if until > timezone.now() + timedelta(days=days):
+            raise serializers.ValidationError(
+                f"A mute lasts at most {days} day{'s' if days != 1 else ''} (DQ_MUTE_MAX_DAYS); mute again when it ends."
+            )
         return until
+
+    def validate_reason(self, reason: str) -> str:
+        if not reason.strip():
+            raise serializers.ValidationError("Say why the check's messages are held back.")
+        return reason.strip()
 
 
 class DeliveryAttemptSerializer(serializers.ModelSerializer):

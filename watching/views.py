@@ -17,6 +17,7 @@ from rules.models import Check
 
 from . import cron
 from .delivery import send_test
+from .handling import REFUSED, may_handle
 from .models import AlertChannel, CheckMute, Incident, Notification, Schedule
 from .serializers import (
     AlertChannelSerializer,
@@ -143,7 +144,8 @@ STATUS_ORDER = Case(
 
 class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Incidents of the checks the caller may see, open first. `?status=open|acknowledged|resolved`
-    (several with commas), `?check=`. Whoever sees an incident may acknowledge or resolve it."""
+    (several with commas), `?check=`. Acknowledged and resolved by the owners of the check's
+    datasource, the check's owner and administrators (watching/handling.py)."""
 
     serializer_class = IncidentSerializer
 
@@ -167,7 +169,7 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(request=None, responses=IncidentSerializer)
     @action(detail=True, methods=["post"])
     def acknowledge(self, request, pk=None):
-        incident = self.get_object()
+        incident = self._incident_the_user_may_handle(request, "acknowledge its incidents")
         if not incident.acknowledge(request.user):
             raise ValidationError(
                 {"status": [f"Only an open incident can be acknowledged; this one is {incident.status}."]}
@@ -177,12 +179,18 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(request=ResolveSerializer, responses=IncidentSerializer)
     @action(detail=True, methods=["post"])
     def resolve(self, request, pk=None):
-        incident = self.get_object()
+        incident = self._incident_the_user_may_handle(request, "resolve its incidents")
         body = ResolveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         if not incident.resolve(request.user, note=body.validated_data["note"]):
             raise ValidationError({"status": ["This incident is resolved already."]})
         return Response(self.get_serializer(incident).data)
+
+    def _incident_the_user_may_handle(self, request, what: str) -> Incident:
+        incident = self.get_object()
+        if not may_handle(request.user, incident.rule_check):
+            raise PermissionDenied(REFUSED.format(what=what))
+        return incident
 
 
 class NotificationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -212,16 +220,17 @@ class NotificationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
 @extend_schema(methods=["GET", "DELETE"], request=None, responses=MuteSerializer)
 @api_view(["GET", "POST", "DELETE"])
 def check_mute(request, pk: int):
-    """Hold back a check's messages until a time: `{"until": ISO time, "reason"?}`. Incidents still
-    open and join while muted. The check's owner and administrators mute; DELETE unmutes."""
+    """Hold back a check's messages until a time: `{"until": ISO time, "reason"}`, at most
+    DQ_MUTE_MAX_DAYS ahead, with a reason. Incidents still open and join while muted. The owners
+    of the check's datasource, the check's owner and administrators mute; DELETE unmutes."""
     check = get_object_or_404(Check.objects.visible_to(request.user), pk=pk)
     mute = CheckMute.objects.filter(rule_check=check).first()
     if request.method == "GET":
         if mute is None:
             return Response({"check": check.pk, "until": None, "reason": "", "muted_by": None, "created_at": None})
         return Response(MuteSerializer(mute).data)
-    if not (request.user.is_staff or check.owner_id == request.user.pk):
-        raise PermissionDenied("Only the check's owner or an administrator may mute or unmute it.")
+    if not may_handle(request.user, check):
+        raise PermissionDenied(REFUSED.format(what="mute or unmute it"))
     if request.method == "DELETE":
         if mute:
             mute.delete()

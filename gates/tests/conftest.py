@@ -72,11 +72,12 @@ def gate_tables(shared_servers_lock):
 
 
 @pytest.fixture
-def shop(pg_server, gate_tables, make_datasource):
-    return make_datasource(
-        name="shop",
-        **PG_PROBE_DATASOURCE,
-    )
+def shop(pg_server, gate_tables, make_datasource, cast):
+    """An open datasource (everyone may use it) whose owners are the analysts (the author): they
+    release and re-validate its batches."""
+    datasource = make_datasource(name="shop", **PG_PROBE_DATASOURCE)
+    datasource.owner_groups.set([cast.analysts])
+    return datasource
 
 
 def register(client, datasource, table, **fields) -> dict:

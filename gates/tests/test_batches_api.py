@@ -89,7 +89,7 @@ def test_a_release_needs_a_future_expiry_and_a_held_batch(cast, api_as, shop):
         f"/api/v1/batches/{body['id']}/release/", {"reason": "approved", "expires_at": until}, format="json"
     )
     assert ok.status_code == 200 and ok.json()["state"] == "published"
-    assert ok.json()["releases"][0]["scope"] == "this batch only"
+    assert ok.json()["releases"][0]["released_by"] == "author"
     again = client.post(
         f"/api/v1/batches/{body['id']}/release/", {"reason": "again", "expires_at": until}, format="json"
     )

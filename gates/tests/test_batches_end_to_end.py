@@ -161,3 +161,30 @@ def test_an_unreachable_datasource_follows_the_tables_fail_mode(cast, api_as, sh
     assert opened["state"] == "published" and opened["may_consume"]
     assert "fail open, the policy of table dq_gates.orders" in opened["warnings"][0]
     assert Batch.objects.get(pk=opened["id"]).transitions.count() == 3
+
+
+def test_a_forged_partition_value_cannot_publish_the_quarantined_partition_it_spells(
+    cast, api_as, shop, gate_tables, celery_worker_process
+):
+    # The rows of country=CN,status=CREATED miss an email (the block check fails on them); no row
+    # has country 'CN,status=CREATED', so a batch of that one-column partition has nothing to fail.
+    shipments = f"{SCHEMA}.shipments"
+    gate_tables.execute(f"CREATE TABLE {shipments} (country text, status text, customer_email text)")
+    gate_tables.execute(f"INSERT INTO {shipments} VALUES ('CN', 'CREATED', NULL), ('CN', 'SHIPPED', 'a@x.io')")
+    gate_tables.execute(f"GRANT SELECT ON {shipments} TO dq_password_probe")
+    author, outsider = api_as(cast.author), api_as(cast.outsider)
+    create_check(author, "emails present", "null_check", src_datasource_id=shop.pk, src_table=shipments,
+                 failure_strategy="block", **NULL_CHECK)  # fmt: skip
+    real = register(author, shop, shipments, partition={"country": "CN", "status": "CREATED"})
+    assert wait_for_outcome(author, real["id"])["state"] == "quarantined"
+
+    forged = register(outsider, shop, shipments, partition={"country": "CN,status=CREATED"})
+    forged = wait_for_outcome(outsider, forged["id"])
+    assert forged["state"] == "published"  # it read no row: nothing failed
+    assert [(r["status"], r["rows_scanned"]) for r in forged["attempts"][0]["results"]] == [("pass", 0)]
+
+    asked = gate(outsider, shipments, ["country:CN", "status:CREATED"])
+    assert (asked["batch"], asked["state"], asked["may_consume"]) == (real["id"], "quarantined", False)
+    cli = dq_gate(celery_worker_process, "--datasource", "shop", "--table", shipments,
+                  "--partition", "country=CN", "--partition", "status=CREATED")  # fmt: skip
+    assert cli.returncode == 1 and f"batch {real['id']}" in cli.stderr

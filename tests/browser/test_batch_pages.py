@@ -22,6 +22,7 @@ def test_an_author_reads_a_quarantined_batchs_evidence_releases_it_and_revalidat
     live_server, page, shots, console_errors, cast, api_as, warehouse, browser_worker, built_app
 ):
     client = api_as(cast.author)
+    warehouse.owner_groups.set([cast.analysts])  # the author answers for it: releases, re-validates
     check = create_check(
         client,
         "emails present",
@@ -71,7 +72,7 @@ def test_an_author_reads_a_quarantined_batchs_evidence_releases_it_and_revalidat
     expect(page.get_by_test_id("attempt-2")).to_contain_text("re-validation by author")
     expect(page.get_by_test_id("batch-state")).to_have_text("Quarantined", timeout=180_000)
     expect(page.get_by_test_id("attempt-1")).to_contain_text("→ fail")  # the first attempt's evidence stays
-    expect(page.get_by_test_id("releases")).to_contain_text("superseded by a re-validation")
+    expect(page.get_by_test_id("releases")).to_contain_text("ended by author's re-validation")
 
     page.get_by_role("link", name="Table").click()
     expect(page.get_by_test_id("bound-checks")).to_contain_text("emails present")

@@ -23,19 +23,22 @@ export interface Release {
   id: number
   released_by: string | null
   reason: string
-  scope: string
   expires_at: string
   created_at: string
   ended_at: string | null
   end_reason: string
+  /** Who ended it before its expiry (by re-validating the batch). */
+  ended_by: string | null
 }
 
+/** A check the caller may not see shows only `hidden: true`, its status, strategy and verdict sentence. */
 export interface EvidenceResult {
-  id: number
-  check: number
+  hidden: boolean
+  id: number | null
+  check: number | null
   check_name: string
-  check_version: number
-  check_version_number: number
+  check_version: number | null
+  check_version_number: number | null
   status: string
   statistic_name: string
   statistics_value: number | null
@@ -58,7 +61,11 @@ export interface Attempt {
   rules_changed: boolean
   filters: { datasource: string; table: string; filter: string | null; partition?: Record<string, unknown>; scan_mode: string }[]
   check_versions: { id: number; check: number; name: string; number: number; hash: string }[]
+  /** How many of the run's checks the caller may not see. */
+  hidden_checks: number
   results: EvidenceResult[]
+  /** Bound checks not run: their requester may not read what they compare with (`check: null` when hidden). */
+  skipped_checks: { check: number | null; name: string; failure_strategy: string }[]
   requested_by: string | null
   created_at: string
 }
@@ -88,6 +95,8 @@ export interface Batch {
 }
 
 export interface BatchDetail extends Batch {
+  /** The caller may release and re-validate it: an owner of its datasource or an admin. */
+  may_change: boolean
   transitions: Transition[]
   attempts: Attempt[]
   releases: Release[]
@@ -111,7 +120,7 @@ export interface GatedTable {
 export const listBatches = (filters: { datasource?: number; table?: string; state?: string } & Paging = {}) =>
   http.get<Page<Batch>>(`${API}/batches/`, { ...filters })
 export const getBatch = (id: number, signal?: AbortSignal) => http.get<BatchDetail>(`${API}/batches/${id}/`, undefined, signal)
-export const releaseBatch = (id: number, body: { reason: string; expires_at: string; scope?: string }) =>
+export const releaseBatch = (id: number, body: { reason: string; expires_at: string }) =>
   http.post<BatchDetail>(`${API}/batches/${id}/release/`, body)
 export const revalidateBatch = (id: number) => http.post<BatchDetail>(`${API}/batches/${id}/revalidate/`, {})
 export const getGatedTable = (datasource: number, table: string) =>

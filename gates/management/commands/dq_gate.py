@@ -27,7 +27,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--datasource", required=True, help="Datasource name (or id).")
         parser.add_argument("--table", required=True)
-        parser.add_argument("--partition", action="append", default=[], help="column=value (repeatable).")
+        parser.add_argument(
+            "--partition",
+            action="append",
+            default=[],
+            help='column=value (repeatable), or one JSON object for values holding commas: {"country": "CN,HK"}.',
+        )
         parser.add_argument("--wait", action="store_true", help="Wait while the batch is being validated.")
         parser.add_argument("--timeout", type=int, default=3600, help="Seconds to wait (default 3600).")
         parser.add_argument("--user", default=None, help="Ask as this user (default: the first administrator).")

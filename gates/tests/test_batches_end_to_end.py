@@ -180,8 +180,9 @@ def test_a_forged_partition_value_cannot_publish_the_quarantined_partition_it_sp
 
     forged = register(outsider, shop, shipments, partition={"country": "CN,status=CREATED"})
     forged = wait_for_outcome(outsider, forged["id"])
-    assert forged["state"] == "published"  # it read no row: nothing failed
-    assert [(r["status"], r["rows_scanned"]) for r in forged["attempts"][0]["results"]] == [("pass", 0)]
+    # It read no row: passing on nothing is no evidence, so the table's fail mode holds it.
+    assert (forged["state"], forged["may_consume"]) == ("awaiting_approval", False)
+    assert [(r["status"], r["rows_scanned"]) for r in forged["attempts"][0]["results"]] == [("unknown", 0)]
 
     asked = gate(outsider, shipments, ["country:CN", "status:CREATED"])
     assert (asked["batch"], asked["state"], asked["may_consume"]) == (real["id"], "quarantined", False)

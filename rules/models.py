@@ -159,6 +159,7 @@ class InputEntry(models.Model):
         MAPPING = "mapping", "Column pairs"
         CHECK_YAML = "check_yaml", "Row checks (check.yaml)"
         OUTPUT_PATH = "output_path", "Folder under the allowed file roots"
+        RANGE_BOUND = "range_bound", "Number, date or timestamp, as the column above holds"
 
     class OptionSource(models.TextChoices):
         NONE = "", "Fixed options"

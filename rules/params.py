@@ -19,6 +19,7 @@ from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
 
 from .models import ComparisonType, ResolvedInput, RuleTemplate
+from .range_bounds import BoundProblem, clean_bound, column_kind
 from .schema import MAPPING_OPERATORS, param_choices, param_problems
 
 DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -45,7 +46,7 @@ class _Catalog:
 
     def __init__(self):
         self._tables: dict[int, list[str]] = {}
-        self._columns: dict[tuple[int, str], list[str]] = {}
+        self._columns: dict[tuple[int, str], dict[str, str]] = {}
 
     def tables(self, datasource: Datasource) -> list[str]:
         if datasource.pk not in self._tables:
@@ -53,9 +54,13 @@ class _Catalog:
         return self._tables[datasource.pk]
 
     def columns(self, datasource: Datasource, table: str) -> list[str]:
+        return list(self.column_types(datasource, table))
+
+    def column_types(self, datasource: Datasource, table: str) -> dict[str, str]:
+        """{column name: the catalog's type name}, in the table's order."""
         key = (datasource.pk, table)
         if key not in self._columns:
-            self._columns[key] = [c.name for c in connector_for(datasource).columns(table)]
+            self._columns[key] = {c.name: c.type for c in connector_for(datasource).columns(table)}
         return self._columns[key]
 
 
@@ -105,6 +110,14 @@ class _Context:
 
     def clean(self, entry: ResolvedInput) -> Any:
         value = self.params.get(entry.field)
+        if entry.field in self.params and entry["required"] and _is_blank(value):
+            # Sent but empty (`"threshold": null`): not silently the default, which the author did not choose.
+            hint = (
+                f", or leave the field out to take the default {entry['default']!r}"
+                if entry["default"] is not None
+                else ""
+            )
+            raise _Problem(f"{entry['title']} is required; give a value{hint}.")
         if _is_empty(value):
             if entry["default"] is not None:
                 value = entry["default"]
@@ -131,6 +144,10 @@ class _Context:
 
 def _is_empty(value: Any) -> bool:
     return value is None or (isinstance(value, (str, list)) and len(value) == 0)
+
+
+def _is_blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 # --- cleaners, one per value type ---------------------------------------------------------------
@@ -187,6 +204,23 @@ def _list(ctx: _Context, entry: ResolvedInput, value: Any) -> list:
     if len(set(map(str, value))) != len(value):
         raise _Problem(f"{entry['title']} lists a value twice.")
     return value
+
+
+def _range_bound(ctx: _Context, entry: ResolvedInput, value: Any) -> int | float | str:
+    """A value range's bound, typed by the column it bounds (a number, a date or a timestamp)."""
+    table_field = entry["constraints"].get("table_field", "src_table")
+    column = ctx.cleaned.get(entry["constraints"].get("column_field", "src_field"))
+    datasource, table = ctx.datasource_of(table_field), ctx.cleaned.get(table_field)
+    if column is None or datasource is None or table is None:
+        raise _Problem("Pick a valid column first.")
+    try:
+        type_name = ctx.catalog.column_types(datasource, table).get(column, "")
+    except ConnectorError as exc:
+        raise _Problem(f"Cannot read the columns of {table!r}: {exc}") from None
+    try:
+        return clean_bound(column_kind(type_name), value, entry["title"], column)
+    except BoundProblem as problem:
+        raise _Problem(str(problem)) from None
 
 
 def _datasource(ctx: _Context, entry: ResolvedInput, value: Any) -> int:
@@ -345,6 +379,7 @@ CLEANERS = {
     "mapping": _mapping,
     "check_yaml": _check_yaml,
     "output_path": _output_path,
+    "range_bound": _range_bound,
 }
 
 

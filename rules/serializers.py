@@ -165,8 +165,9 @@ class CheckSerializer(serializers.ModelSerializer):
         if params is None:
             return attrs
         if self.instance is not None and self.partial and isinstance(params, dict):
-            params = {**self.instance.params, **params}  # PATCH changes only the params it names
-            params = {k: v for k, v in params.items() if v is not None}
+            # PATCH changes only the params it names; a null it sends clears an optional field and
+            # is refused for a required one (validate_params), never quietly the default.
+            params = {**{k: v for k, v in self.instance.params.items() if v is not None}, **params}
         try:
             attrs["params"] = validate_params(template, params, self.context["request"].user)
         except ParamsInvalid as exc:

@@ -260,12 +260,16 @@ def _range_problems(fields: Fields) -> dict[str, str]:
     low, high = fields.get("min"), fields.get("max")
     if low is None and high is None:
         return {"min": "Give a minimum, a maximum, or both."}
+    if low is None or high is None:
+        return {}
     try:
-        if low is not None and high is not None and finite_number(low, "minimum") > finite_number(high, "maximum"):
-            return {"max": "The maximum must not be below the minimum."}
+        below = finite_number(low, "minimum") > finite_number(high, "maximum")
     except CheckError:
-        pass  # date bounds, or not numbers: the run reports them
-    return {}
+        try:  # date or timestamp bounds (ISO text); a date is its midnight
+            below = datetime.fromisoformat(str(low).strip()) > datetime.fromisoformat(str(high).strip())
+        except (ValueError, TypeError):
+            return {}  # not bounds of one kind: each field's own check reports it
+    return {"max": "The maximum must not be below the minimum."} if below else {}
 
 
 OUTSIDE_RANGE = Predicate(

@@ -16,7 +16,7 @@ def reload_range_bounds(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rules", "0006_row_level_rules"),
+        ("rules", "0007_range_baseline_per_partition"),
     ]
 
     operations = [

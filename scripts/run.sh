@@ -58,7 +58,7 @@ trap stop_all EXIT
 # terminal's Ctrl-C hitting them mid-start. Embedded beat (-B) is fine with a single worker.
 # -q drops Celery's start-up banner, so that ours below is the last thing on the screen.
 start_worker() {
-  setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark -c 1 -B -l warning &
+  setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark,preview -c 1 -B -l warning &
   worker_pid=$!
 }
 start_worker

@@ -209,6 +209,13 @@ class Result(models.Model):
 
     class Meta:
         ordering = ["run", "id"]
+        indexes = [
+            # The dashboard's window (created_at ≥ since) and the results list's order (newest first).
+            models.Index(fields=["created_at", "id"], name="result_created"),
+            # The newest result of each check (MAX(id) GROUP BY check): latest=true, the summary's
+            # open failures, the checks list's last status.
+            models.Index(fields=["rule_check", "id"], name="result_check_newest"),
+        ]
 
     def __str__(self) -> str:
         return f"Result {self.pk} ({self.status})"

@@ -237,6 +237,7 @@ def main(argv: list[str] | None = None) -> float:
     var = Path(tempfile.mkdtemp(prefix="bench-load-", dir=ROOT / "var"))
     platform = Platform(var, free_port())
     print(f"load average before: {load_average()} (uptime; {os.cpu_count()} cores)", flush=True)
+    print(f"platform on port {platform.port}, var dir {var}", flush=True)
     try:
         started = time.monotonic()
         platform.manage("migrate", "--noinput", "-v0")

@@ -191,6 +191,20 @@ def result_counts(run_ids: list[int]) -> dict[int, dict[str, int]]:
     return counts
 
 
+def checks_of(run_ids: list[int]) -> dict[int, list[dict]]:
+    """{run id: [{check, version, name}]} for a page of runs, in one query of plain values (a page
+    of runs of a hundred checks each holds thousands)."""
+    checks: dict[int, list[dict]] = {run_id: [] for run_id in run_ids}
+    links = (
+        Run.check_versions.through.objects.filter(run_id__in=run_ids)
+        .order_by("checkversion__parent_check_id", "checkversion__number")
+        .values_list("run_id", "checkversion__parent_check_id", "checkversion__number", "checkversion__name")
+    )
+    for run_id, check, number, name in links:
+        checks[run_id].append({"check": check, "version": number, "name": name})
+    return checks
+
+
 class RunListSerializer(RunSerializer):
     """A row of the runs list: the run without its results, counted by status instead (a page of
     runs of a hundred checks each would otherwise carry thousands of results)."""
@@ -202,6 +216,9 @@ class RunListSerializer(RunSerializer):
 
     def get_result_counts(self, run: Run) -> dict[str, int]:
         return self.context["result_counts"].get(run.pk, {})
+
+    def get_checks(self, run: Run) -> list[dict]:
+        return self.context["checks"].get(run.pk, [])
 
 
 class HistoryPointSerializer(serializers.ModelSerializer):

@@ -21,6 +21,7 @@ from .serializers import (
     RunListSerializer,
     RunRequestSerializer,
     RunSerializer,
+    checks_of,
     result_counts,
 )
 from .starting import RunAlreadyRetried, RunRequestInvalid, retry_run, start_run
@@ -76,8 +77,8 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         # IN list, past what SQLite parses. The list shows the checks' names only.
         versions = CheckVersion.objects.only("id", "parent_check_id", "number", "name")
         runs = Run.objects.visible_to(self.request.user).select_related("created_by")
-        if self.action == "list":
-            return filter_runs(runs.prefetch_related(Prefetch("check_versions", versions)), self.request.query_params)
+        if self.action == "list":  # its rows' checks and result counts: two grouped queries per page
+            return filter_runs(runs, self.request.query_params)
         results = Result.objects.select_related("check_version", "rule_check__template").order_by("run", "id")
         return runs.prefetch_related(Prefetch("results", results), Prefetch("check_versions", versions)).distinct()
 
@@ -89,7 +90,8 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         """Runs, newest first, paged (`?page=&page_size=`), filtered in the database. Each row counts
         its results by status (`result_counts`); a run's own page (GET …/{id}/) lists them."""
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        context = {**self.get_serializer_context(), "result_counts": result_counts([run.pk for run in page])}
+        ids = [run.pk for run in page]
+        context = {**self.get_serializer_context(), "result_counts": result_counts(ids), "checks": checks_of(ids)}
         return self.get_paginated_response(RunListSerializer(page, many=True, context=context).data)
 
     @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer})

@@ -173,7 +173,7 @@ def load_average() -> str:
 
 def _ready(url: str) -> bool:
     try:
-        with urllib.request.urlopen(url, timeout=2):
+        with urllib.request.urlopen(url, timeout=10):
             return True
     except OSError:
         return False
@@ -207,8 +207,10 @@ class Platform:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"make run's servers did not start:\n{self.log.read_text(errors='replace')[-3000:]}")
             time.sleep(0.5)
-        if not _ready(f"http://{HOST}:{self.port}{HEALTHZ}"):
-            raise RuntimeError("The web server does not answer /healthz.")
+        while not _ready(f"http://{HOST}:{self.port}{HEALTHZ}"):  # a busy machine may be slow to answer
+            if time.monotonic() > deadline:
+                raise RuntimeError("The web server does not answer /healthz.")
+            time.sleep(0.5)
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:

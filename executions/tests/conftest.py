@@ -105,6 +105,8 @@ def celery_worker_process(django_db_setup, tmp_path_factory):
         "DQ_SPARK_MASTER": "local[2]",
         "DQ_SPARK_QUEUE": queue,
         "DQ_PREVIEW_QUEUE": settings.DQ_PREVIEW_QUEUE,
+        # The worker's own limit on a preview: a first one starts its SparkSession, slow on a busy machine.
+        "DQ_PREVIEW_TIMEOUT": "180",
         "DQ_ERROR_ROWS_LIMIT": "2",
         "DQ_ERROR_DATA_ROOT": str(tmp_path_factory.mktemp("error-data")),
         "PYSPARK_PYTHON": sys.executable,

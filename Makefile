@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: run test test-fast lint bench bench-e2e setup setup-dev system-deps services frontend jvm clean
+.PHONY: run test test-fast lint bench bench-e2e bench-load setup setup-dev system-deps services frontend jvm clean
 
 run: setup system-deps jvm frontend
 	@scripts/run.sh
@@ -27,6 +27,11 @@ bench: setup system-deps jvm
 # POST /runs/ → finished, 14 checks on a 20,000-row file source, warm embedded worker (bench/README.md).
 bench-e2e: setup
 	@$(PY) -m bench.e2e
+
+# 100 clients on each list endpoint of a make-run-like platform (fresh var dir, own port, loopback):
+# throughput as a share of /healthz's and POST /runs/'s wait under load (bench/README.md).
+bench-load: setup
+	@$(PY) -m bench.load
 
 lint: setup-dev
 	$(VENV)/bin/ruff check .

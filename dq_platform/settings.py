@@ -347,10 +347,17 @@ DQ_DUCKDB_MEMORY_LIMIT = _env("str", "DQ_DUCKDB_MEMORY_LIMIT", default="")
 # --- the run lifecycle (README "Runs that never get lost") ------------------------------------
 # A run's time limit: when it passes, the worker cancels the run's Spark jobs, ends it `error` and
 # takes the next run. Celery's own limits on the task are a backstop a little later.
-# How long the row checks' preview (POST /api/v1/row-checks/preview/) waits for a Spark worker.
+# The row checks' previews (POST /api/v1/row-checks/preview/, a job the browser polls): how long
+# one may wait for a worker and then run, the queue they go to (apart from the runs', so that a
+# flood of previews never delays a run; every worker of make run and docker-compose consumes it),
+# and how many one user may have in flight (429 beyond).
 DQ_PREVIEW_TIMEOUT = _env("int", "DQ_PREVIEW_TIMEOUT", default=30)
 if DQ_PREVIEW_TIMEOUT < 1:
     raise ImproperlyConfigured("DQ_PREVIEW_TIMEOUT must be at least 1 second.")
+DQ_PREVIEW_QUEUE = _env("str", "DQ_PREVIEW_QUEUE", default="preview")
+DQ_PREVIEW_PER_USER = _env("int", "DQ_PREVIEW_PER_USER", default=3)
+if DQ_PREVIEW_PER_USER < 1:
+    raise ImproperlyConfigured("DQ_PREVIEW_PER_USER must be at least 1.")
 DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
 if DQ_RUN_TIME_LIMIT < 1:
     raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 1 second.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -213,6 +215,13 @@ class Result(models.Model):
 
     class Meta:
         ordering = ["run", "id"]
+        indexes = [
+            # The dashboard's window (created_at ≥ since) and the results list's order (newest first).
+            models.Index(fields=["created_at", "id"], name="result_created"),
+            # The newest result of each check (MAX(id) GROUP BY check): latest=true, the summary's
+            # open failures, the checks list's last status.
+            models.Index(fields=["rule_check", "id"], name="result_check_newest"),
+        ]
 
     def __str__(self) -> str:
         return f"Result {self.pk} ({self.status})"
@@ -277,3 +286,33 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} (last seen {self.last_seen:%H:%M:%S})"
+
+
+class PreviewJob(models.Model):
+    """One row checks' preview (`POST /api/v1/row-checks/preview/`): queued by the web process,
+    answered by a worker on the preview queue, polled by the browser (executions/preview_jobs.py).
+    A row per job also counts a user's previews in flight, across every web process."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        ERROR = "error", "Error"
+
+    IN_FLIGHT = (Status.QUEUED, Status.RUNNING)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    answer = models.JSONField(default=dict, blank=True, help_text="The preview's answer, once done.")
+    warnings = models.JSONField(default=list, blank=True)
+    message = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "status", "created_at"], name="preview_in_flight")]
+
+    def __str__(self) -> str:
+        return f"Preview {self.pk} ({self.status})"

@@ -4,19 +4,18 @@ validate: check.yaml → its full form (every name expanded) and warnings, or 40
 at its line and entry; fields are checked against the live catalog of the caller's datasource.
 
 preview: the same, then the rule set on a sample (`limit` rows, default 1,000) — per-check failed
-rows, nothing saved. It runs in a worker (the `preview_row_checks` task on the Spark queue), because
-secrets are decrypted in workers only, on the engine runs would get (executions/previews.py:
-DuckDB for local files, the worker's warm SparkSession for a database table), either of which
-answers a 1,000-row sample in about a second; the web process waits at most
-DQ_PREVIEW_TIMEOUT seconds for the answer and says so when no worker was free.
+rows, nothing saved. It runs in a worker (the `preview_row_checks` task on the preview queue),
+because secrets are decrypted in workers only, on the engine runs would get (executions/previews.py:
+DuckDB for local files, the worker's warm SparkSession for a database table). The request answers
+202 with a job the browser polls (executions/preview_jobs.py): no request thread waits on a worker.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from celery.exceptions import TimeoutError as CeleryTimeout
-from django.conf import settings
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view
@@ -27,6 +26,9 @@ from datasources.models import Datasource
 from dq_engine.sql_safety import UnsafeSQL, parse_filter
 from rules.params import RUN_PARAMETER, RUN_PARAMETERS
 from rules.rowchecks import CHECKS, CONTRACT, rule_set_problems
+
+from . import preview_jobs
+from .models import PreviewJob
 
 DEFAULT_LIMIT, MAX_LIMIT = 1000, 100_000
 
@@ -144,6 +146,22 @@ def validate(request):
         return _bad_request(error)
 
 
+PREVIEW_STATE = inline_serializer(
+    "RowChecksPreview",
+    {
+        "id": serializers.UUIDField(),
+        "status": serializers.ChoiceField(choices=["queued", "running", "done", "error"]),
+        "url": serializers.CharField(help_text="Poll it (GET) until status is done or error"),
+        "message": serializers.CharField(),
+        "engine": serializers.CharField(required=False, help_text="Once done"),
+        "rows": serializers.IntegerField(required=False, help_text="Once done"),
+        "invalid_rows": serializers.IntegerField(required=False, allow_null=True, help_text="Once done"),
+        "checks": serializers.ListField(child=serializers.DictField(), required=False, help_text="Once done"),
+        "warnings": PROBLEM,
+    },
+)
+
+
 @extend_schema(
     request=inline_serializer(
         "RowChecksPreviewRequest",
@@ -155,24 +173,14 @@ def validate(request):
             "limit": serializers.IntegerField(required=False, default=DEFAULT_LIMIT),
         },
     ),
-    responses={
-        200: inline_serializer(
-            "RowChecksPreview",
-            {
-                "rows": serializers.IntegerField(),
-                "invalid_rows": serializers.IntegerField(),
-                "checks": serializers.ListField(child=serializers.DictField()),
-                "warnings": PROBLEM,
-            },
-        )
-    },
+    responses={202: PREVIEW_STATE},
 )
 @api_view(["POST"])
 def preview(request):
     """The rule set on a sample of the table (`limit` rows after `src_filter`): each check's failed
-    rows and the invalid rows, computed by a Spark worker, nothing saved."""
-    from .tasks import preview_row_checks
-
+    rows and the invalid rows, computed by a worker, nothing saved. Answers 202 with the job's
+    `url` at once; poll it until `status` is `done` (the answer) or `error` (`message`). At most
+    DQ_PREVIEW_PER_USER previews per user at once: 429 beyond."""
     try:
         checked = _validated(request)
         if checked["language"] != CHECKS:
@@ -181,24 +189,25 @@ def preview(request):
         src_filter = _filter(request.data.get("src_filter"), checked["columns"])
     except _Invalid as error:
         return _bad_request(error)
-    job = preview_row_checks.apply_async(
-        args=[checked["datasource"].pk, checked["table"], src_filter, checked["full_form"], limit],
-        queue=settings.DQ_SPARK_QUEUE,
-        expires=settings.DQ_PREVIEW_TIMEOUT,
-    )
+    args = [checked["datasource"].pk, checked["table"], src_filter, checked["full_form"], limit]
     try:
-        answer = job.get(timeout=settings.DQ_PREVIEW_TIMEOUT, propagate=True, disable_sync_subtasks=False)
-    except CeleryTimeout:
-        job.revoke()
-        return Response(
-            {
-                "message": f"No worker answered within {settings.DQ_PREVIEW_TIMEOUT} s (all busy with runs?); "
-                "try again in a moment.",
-                "fields": {},
-            },
-            status=status.HTTP_503_SERVICE_UNAVAILABLE,
-        )
-    return Response({**answer, "warnings": checked["warnings"]})
+        job = preview_jobs.submit(request.user, args, checked["warnings"])
+    except preview_jobs.TooManyPreviews as exc:
+        return Response({"message": str(exc), "fields": {}}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+    return Response(_state(request, job), status=status.HTTP_202_ACCEPTED)
+
+
+@extend_schema(responses={200: PREVIEW_STATE})
+@api_view(["GET"])
+def preview_state(request, job_id):
+    """A preview job's state; its answer once `status` is `done`. Only its author sees it."""
+    job = get_object_or_404(PreviewJob, pk=job_id, owner=request.user)
+    return Response(_state(request, job))
+
+
+def _state(request, job: PreviewJob) -> dict[str, Any]:
+    url = request.build_absolute_uri(reverse("row-checks-preview-state", args=[job.pk]))
+    return {**preview_jobs.state(job), "url": url}
 
 
 def _limit(value: Any) -> int:

@@ -101,9 +101,30 @@ def enqueue_run(run: Run) -> None:
     soft_time_limit=settings.DQ_PREVIEW_TIMEOUT,
     time_limit=settings.DQ_PREVIEW_TIMEOUT + 10,
 )
-def preview_row_checks(datasource_id: int, table: str, src_filter: str | None, rules: list, limit: int) -> dict:
+def preview_row_checks(
+    job_id: str, datasource_id: int, table: str, src_filter: str | None, rules: list, limit: int
+) -> str:
     """A row-check rule set on a sample (DuckDB for files, this worker's shared SparkSession for a
-    database table: executions/previews.py); nothing saved."""
+    database table: executions/previews.py), its answer stored on the job the browser polls
+    (executions/preview_jobs.py); nothing else saved."""
+    from . import preview_jobs
     from .previews import preview
 
-    return preview(datasource_id, table, src_filter, rules, limit)
+    job = preview_jobs.claim(job_id)
+    if job is None:
+        return "skipped"
+    try:
+        result = preview(datasource_id, table, src_filter, rules, limit)
+    except SoftTimeLimitExceeded:
+        preview_jobs.fail(
+            job,
+            f"The preview took longer than {settings.DQ_PREVIEW_TIMEOUT} s and was stopped; "
+            "try a smaller sample (limit) or a filter.",
+        )
+        return "error"
+    except Exception as exc:  # noqa: BLE001 — the browser must get an answer, not a job that never ends
+        log.exception("Preview %s failed", job_id)
+        preview_jobs.fail(job, f"The preview could not run: {exc}")
+        return "error"
+    preview_jobs.answer(job, result)
+    return "done"

@@ -14,6 +14,7 @@ urlpatterns = [
     # The browser's YAML editor of row checks: validate as you type, try on a sample.
     path("row-checks/validate/", row_checks.validate, name="row-checks-validate"),
     path("row-checks/preview/", row_checks.preview, name="row-checks-preview"),
+    path("row-checks/preview/<uuid:job_id>/", row_checks.preview_state, name="row-checks-preview-state"),
     # The documented download path has no trailing slash (it names a file).
     path("results/<int:pk>/error-rows.csv", views.ResultViewSet.as_view({"get": "error_rows_csv"}), name="result-csv"),
     # The browser app's dashboard (read-only; executions/dashboard.py). Before the router, whose

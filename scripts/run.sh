@@ -58,15 +58,15 @@ trap stop_all EXIT
 # terminal's Ctrl-C hitting them mid-start. Embedded beat (-B) is fine with a single worker.
 # -q drops Celery's start-up banner, so that ours below is the last thing on the screen.
 start_worker() {
-  setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark -c 1 -B -l warning &
+  setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark,preview -c 1 -B -l warning &
   worker_pid=$!
 }
 start_worker
 # gunicorn, as in production (conf/gunicorn.conf.py); WhiteNoise serves the collected static files.
 # Its access log goes to a file, so that the banner below stays on the screen.
-# One web process (with threads) on a laptop: SQLite prefers one writer process, and each process
-# holds ~110 MB; WEB_CONCURRENCY sets more.
-WEB_CONCURRENCY=${WEB_CONCURRENCY:-1} DQ_BIND="127.0.0.1:$PORT" DQ_ACCESS_LOG="${DQ_VAR_DIR:-var}/web-access.log" \
+# One web process per core (at most 4; conf/gunicorn.conf.py), the app preloaded so that they
+# share its memory; SQLite's WAL lets them read while the worker writes. WEB_CONCURRENCY sets the count.
+DQ_BIND="127.0.0.1:$PORT" DQ_ACCESS_LOG="${DQ_ACCESS_LOG:-${DQ_VAR_DIR:-var}/web-access.log}" \
   setsid .venv/bin/gunicorn -c conf/gunicorn.conf.py --log-level warning &
 web_pid=$!
 

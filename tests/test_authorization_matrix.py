@@ -34,7 +34,7 @@ import yaml
 from django.db import transaction
 from django.utils import timezone
 
-from executions.models import Result
+from executions.models import PreviewJob, Result
 from executions.tests.factories import finished_run
 from rules.models import Check
 
@@ -81,9 +81,11 @@ MATRIX = [
     (CREATED, "POST /row-checks/validate/ +row_checks_on_A", 200, 400, 200),
     (RESTRICTED, "POST /row-checks/validate/ +row_checks_on_B", 200, 400, 200),
     (DELETED, "POST /row-checks/validate/ +row_checks_on_A", 400, 400, 400),
-    # refused before any worker is asked (a preview the member may run needs a worker: tested end to end)
-    (CREATED, "POST /row-checks/preview/ +row_checks_on_A", 503, 400, 503),
+    # refused before any job is queued (a queued preview answers 202; its worker is tested end to end)
+    (CREATED, "POST /row-checks/preview/ +row_checks_on_A", 202, 400, 202),
     (DELETED, "POST /row-checks/preview/ +row_checks_on_A", 400, 400, 400),
+    # a preview job is its author's alone (the member's, here), administrators included
+    (CREATED, "GET /row-checks/preview/{preview}/", 200, 404, 404),
     (CREATED, "GET /checks/{check}/", 200, 404, 200),
     (CREATED, "GET /checks/{check}/versions/ lists v1", Y, 404, Y),
     (CREATED, "GET /checks/{check}/history/ lists result_a", Y, 404, Y),
@@ -328,7 +330,7 @@ class World:
 @pytest.fixture
 def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> World:
     settings.DQ_ERROR_DATA_ROOT = tmp_path / "error-data"
-    settings.DQ_PREVIEW_TIMEOUT = 1  # no worker here: a preview the caller may run answers 503 at once
+    settings.DQ_PREVIEW_TIMEOUT = 1  # no worker here: a queued preview's message expires at once
     users = {"member": cast.author, "outsider": cast.outsider, "admin": cast.admin}
     common = {"type": "file", "format": "parquet", "path": str(parquet_dir)}
     world = World(users, {role: api_as(user) for role, user in users.items()}, str(parquet_dir), tmp_path / "errors")
@@ -337,6 +339,7 @@ def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> Wor
     check = world.must("member", "POST", "/checks/", {**BODIES["new_check_on_A"](world), "name": CHECK_NAME}, 201)
     world.ids["check"] = check["id"]
     world.run_check("a")
+    world.ids["preview"] = PreviewJob.objects.create(owner=users["member"]).pk
     _watch(world)
     _gate(world)
     return world

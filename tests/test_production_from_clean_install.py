@@ -82,6 +82,7 @@ def _production_env(venv: Path, database: str, var: Path, queue_tag: str) -> dic
         "CELERY_BROKER_URL": REDIS_URL,
         # Queues of their own, so that no other test's worker on this Redis takes these tasks.
         "DQ_SPARK_QUEUE": f"prod-smoke-spark-{queue_tag}",
+        "DQ_PREVIEW_QUEUE": f"prod-smoke-preview-{queue_tag}",
         "DQ_DEFAULT_QUEUE": f"prod-smoke-default-{queue_tag}",
         "DQ_SCHEDULE_TICK": "2",
         "DQ_VAR_DIR": str(var),
@@ -115,7 +116,7 @@ def _wait_for_run(api: Api, run_id: int, servers: list[Server], timeout: float =
 
 def _servers(venv: Path, env: dict[str, str], port: int, logs: Path) -> list[Server]:
     celery = str(venv / "bin" / "celery")
-    queues = f"{env['DQ_SPARK_QUEUE']},{env['DQ_DEFAULT_QUEUE']}"
+    queues = f"{env['DQ_SPARK_QUEUE']},{env['DQ_PREVIEW_QUEUE']},{env['DQ_DEFAULT_QUEUE']}"
     worker = [celery, "-A", "dq_platform", "worker", "-Q", queues, "-c", "1", "-l", "warning"]
     worker += ["-n", f"prod-smoke-{os.getpid()}@%h", "--without-mingle", "--without-gossip"]
     web_env = {**env, "DQ_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}

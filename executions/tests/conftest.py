@@ -36,7 +36,8 @@ class Worker:
         self.command = command or [
             "worker",
             "-Q",
-            env["DQ_SPARK_QUEUE"],
+            # Runs' queue and, when given, the previews' (as every worker of make run consumes both).
+            ",".join(q for q in (env["DQ_SPARK_QUEUE"], env.get("DQ_PREVIEW_QUEUE")) if q),
             "-c",
             "1",
             "-l",
@@ -94,6 +95,7 @@ def celery_worker_process(django_db_setup, tmp_path_factory):
     # A queue of this test session's own, so another test run on the machine cannot take its runs.
     queue = f"spark-e2e-{os.getpid()}"
     previous_queue, settings.DQ_SPARK_QUEUE = settings.DQ_SPARK_QUEUE, queue
+    previous_preview_queue, settings.DQ_PREVIEW_QUEUE = settings.DQ_PREVIEW_QUEUE, f"preview-e2e-{os.getpid()}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "dq_platform.settings_test",
@@ -102,6 +104,9 @@ def celery_worker_process(django_db_setup, tmp_path_factory):
         "CELERY_RESULT_BACKEND": REDIS_URL,
         "DQ_SPARK_MASTER": "local[2]",
         "DQ_SPARK_QUEUE": queue,
+        "DQ_PREVIEW_QUEUE": settings.DQ_PREVIEW_QUEUE,
+        # The worker's own limit on a preview: a first one starts its SparkSession, slow on a busy machine.
+        "DQ_PREVIEW_TIMEOUT": "180",
         "DQ_ERROR_ROWS_LIMIT": "2",
         "DQ_ERROR_DATA_ROOT": str(tmp_path_factory.mktemp("error-data")),
         "PYSPARK_PYTHON": sys.executable,
@@ -110,7 +115,7 @@ def celery_worker_process(django_db_setup, tmp_path_factory):
     worker.start()
     yield worker
     worker.stop()
-    settings.DQ_SPARK_QUEUE = previous_queue
+    settings.DQ_SPARK_QUEUE, settings.DQ_PREVIEW_QUEUE = previous_queue, previous_preview_queue
 
 
 @pytest.fixture
@@ -128,9 +133,10 @@ class CeleryProcesses:
     def __init__(self, tmp_path: Path, settings):
         self.tmp_path, self.settings = tmp_path, settings
         self.queue = f"spark-{tmp_path.name[-20:]}-{os.getpid()}"
+        self.preview_queue = f"preview-{tmp_path.name[-20:]}-{os.getpid()}"
         self.started: list[Worker] = []
         self.broker_dir = tmp_path / "celery-broker"
-        settings.DQ_SPARK_QUEUE = self.queue
+        settings.DQ_SPARK_QUEUE, settings.DQ_PREVIEW_QUEUE = self.queue, self.preview_queue
 
     def env(self, broker: str, **overrides) -> dict[str, str]:
         url = REDIS_URL if broker == "redis" else "filesystem://"
@@ -143,6 +149,7 @@ class CeleryProcesses:
             "DQ_CELERY_BROKER_DIR": str(self.broker_dir),
             "DQ_SPARK_MASTER": "local[2]",
             "DQ_SPARK_QUEUE": self.queue,
+            "DQ_PREVIEW_QUEUE": self.preview_queue,
             "PYSPARK_PYTHON": sys.executable,
             **{k: str(v) for k, v in overrides.items()},
         }
@@ -304,3 +311,18 @@ def start_lake_run(cast, api_as, lake_check):
         return response.json()["id"]
 
     return start
+
+
+def preview_and_wait(client, body: dict, timeout: float = 60) -> tuple[int, dict]:
+    """POST a row checks' preview and poll its job like the browser does: (POST status, final state)."""
+    posted = client.post("/api/v1/row-checks/preview/", body, format="json")
+    if posted.status_code != 202:
+        return posted.status_code, posted.json()
+    url = posted.json()["url"]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = client.get(url).json()
+        if state["status"] in ("done", "error"):
+            return posted.status_code, state
+        time.sleep(0.2)
+    raise AssertionError(f"preview {url} did not end in {timeout} s (last state {state})")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pyarrow.dataset as pa_ds
 import pytest
 
-from .conftest import SCHEMA, VERDICT
+from .conftest import SCHEMA, VERDICT, preview_and_wait
 from .conftest import create_check as _check
 from .conftest import start_and_wait as _run
 
@@ -92,18 +92,17 @@ def test_the_preview_answers_each_check_s_failures_on_a_sample_from_the_warm_wor
         "src_filter": "order_id <= 4",
     }
     settings.DQ_PREVIEW_TIMEOUT = 120  # the first preview may start the worker's SparkSession
-    first = client.post("/api/v1/row-checks/preview/", body, format="json")
-    assert first.status_code == 200, first.json()
-    settings.DQ_PREVIEW_TIMEOUT = 20  # warm: a sample answers in seconds
-    warm = client.post("/api/v1/row-checks/preview/", {**body, "src_filter": "order_id >= 4"}, format="json")
-    limited = client.post("/api/v1/row-checks/preview/", {**body, "src_filter": None, "limit": 3}, format="json")
+    posted, first = preview_and_wait(client, body, timeout=150)
+    assert (posted, first["status"]) == (202, "done"), first
+    warm = preview_and_wait(client, {**body, "src_filter": "order_id >= 4"}, timeout=20)[1]
+    limited = preview_and_wait(client, {**body, "src_filter": None, "limit": 3}, timeout=20)[1]
 
-    assert first.json()["rows"] == 4 and first.json()["invalid_rows"] == 3  # rows 2, 3, 4
-    assert [c["failed_rows"] for c in first.json()["checks"]] == [1, 1, 1, 1]
-    assert warm.status_code == 200, warm.json()
-    assert (warm.json()["rows"], warm.json()["invalid_rows"]) == (7, 2)  # orders 4 (bogus), 7 (not-an-email)
-    assert [c["failed_rows"] for c in warm.json()["checks"]] == [1, 0, 1, 0]
-    assert limited.json()["rows"] == 3  # the sample's size
+    assert first["rows"] == 4 and first["invalid_rows"] == 3  # rows 2, 3, 4
+    assert [c["failed_rows"] for c in first["checks"]] == [1, 1, 1, 1]
+    assert warm["status"] == "done", warm
+    assert (warm["rows"], warm["invalid_rows"]) == (7, 2)  # orders 4 (bogus), 7 (not-an-email)
+    assert [c["failed_rows"] for c in warm["checks"]] == [1, 0, 1, 0]
+    assert limited["rows"] == 3  # the sample's size
 
 
 def test_a_preview_of_local_files_runs_on_duckdb_without_starting_spark(cast, api_as, lake, celery_worker_process):
@@ -115,9 +114,9 @@ def test_a_preview_of_local_files_runs_on_duckdb_without_starting_spark(cast, ap
         "src_table": "orders",
     }
 
-    answer = client.post("/api/v1/row-checks/preview/", body, format="json")
+    posted, answer = preview_and_wait(client, body)
 
-    assert answer.status_code == 200, answer.json()
+    assert (posted, answer["status"]) == (202, "done"), answer
     # status in: order 3 (void; NULL passes) | amount >= 2: order 1 (1.5; NULL passes)
-    assert (answer.json()["engine"], answer.json()["rows"], answer.json()["invalid_rows"]) == ("duckdb", 3, 2)
-    assert [c["failed_rows"] for c in answer.json()["checks"]] == [1, 1]
+    assert (answer["engine"], answer["rows"], answer["invalid_rows"]) == ("duckdb", 3, 2)
+    assert [c["failed_rows"] for c in answer["checks"]] == [1, 1]

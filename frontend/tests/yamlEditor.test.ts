@@ -28,6 +28,7 @@ const RULES = [
       tableField: 'src_table',
       filterField: 'src_filter',
       debounceMs: 10,
+      previewPollMs: 10,
     },
   },
 ]
@@ -37,13 +38,17 @@ interface Sent {
   body: Record<string, unknown>
 }
 
-function server(answers: Record<string, { status: number; body: unknown }>) {
+/** A stubbed server: each URL answers its answers in turn (the last one again once they run out). */
+function server(answers: Record<string, { status: number; body: unknown } | Array<{ status: number; body: unknown }>>) {
   const sent: Sent[] = []
+  const asked: Record<string, number> = {}
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init: RequestInit) => {
-      sent.push({ url, body: JSON.parse(String(init.body)) })
-      const answer = answers[url]
+      sent.push({ url, body: init.body === undefined ? {} : JSON.parse(String(init.body)) })
+      const listed = answers[url]
+      const all = Array.isArray(listed) ? listed : [listed]
+      const answer = all[Math.min((asked[url] = (asked[url] ?? 0) + 1) - 1, all.length - 1)]
       return new Response(JSON.stringify(answer.body), {
         status: answer.status,
         headers: { 'Content-Type': 'application/json' },
@@ -118,18 +123,25 @@ describe('the check.yaml editor in the generated form', () => {
 
   it('shows the expanded full form of valid checks and the preview’s per-check failures', async () => {
     const full = [{ type: 'check', name: 'check-amount-ge', fn: 'ge', negate: false, fields: ['amount'], args: [0], critical: false }]
+    const job = { id: 'a1', url: 'http://testserver/api/v1/row-checks/preview/a1/', message: '', warnings: [] }
     const sent = server({
       '/api/v1/row-checks/validate/': { status: 200, body: { checks: full, warnings: [] } },
-      '/api/v1/row-checks/preview/': {
-        status: 200,
-        body: {
-          engine: 'duckdb',
-          rows: 1000,
-          invalid_rows: 3,
-          message: '',
-          checks: [{ name: 'check-amount-ge', failed_rows: 3, critical: false }],
+      // 202 with a job, then the job polled: queued, running, done with the answer.
+      '/api/v1/row-checks/preview/': { status: 202, body: { ...job, status: 'queued' } },
+      [job.url]: [
+        { status: 200, body: { ...job, status: 'running' } },
+        {
+          status: 200,
+          body: {
+            ...job,
+            status: 'done',
+            engine: 'duckdb',
+            rows: 1000,
+            invalid_rows: 3,
+            checks: [{ name: 'check-amount-ge', failed_rows: 3, critical: false }],
+          },
         },
-      },
+      ],
     })
     const { wrapper } = await mountForm()
     type(wrapper, 'checks:\n  - amount >= 0\n')
@@ -142,13 +154,48 @@ describe('the check.yaml editor in the generated form', () => {
       timeout: 5000,
     })
 
-    expect(sent[sent.length - 1]).toEqual({
-      url: '/api/v1/row-checks/preview/',
-      body: { checks_yaml: 'checks:\n  - amount >= 0\n', src_datasource_id: 7, src_table: 'orders', src_filter: 'amount > 0', limit: 1000 },
-    })
+    expect(sent.slice(-3)).toEqual([
+      {
+        url: '/api/v1/row-checks/preview/',
+        body: { checks_yaml: 'checks:\n  - amount >= 0\n', src_datasource_id: 7, src_table: 'orders', src_filter: 'amount > 0', limit: 1000 },
+      },
+      { url: job.url, body: {} },
+      { url: job.url, body: {} },
+    ])
     const result = wrapper.find('[data-testid="yaml-preview-result"]')
     expect(result.text()).toContain('3 of 1000 sampled rows fail a check (read by DuckDB).')
     expect(result.find('tbody tr').text()).toBe('check-amount-ge3')
+    wrapper.unmount()
+  })
+})
+
+describe('a preview the server refuses or that fails', () => {
+  it('shows the 429 message when the user has too many previews in flight, and a failed job’s message', async () => {
+    const full = [{ type: 'check', name: 'check-amount-ge', fn: 'ge', negate: false, fields: ['amount'], args: [0], critical: false }]
+    const busy = 'You have 3 previews in progress (at most 3 at once); wait for one to finish, then try again.'
+    const job = { id: 'b2', url: 'http://testserver/api/v1/row-checks/preview/b2/', warnings: [] }
+    server({
+      '/api/v1/row-checks/validate/': { status: 200, body: { checks: full, warnings: [] } },
+      '/api/v1/row-checks/preview/': [
+        { status: 429, body: { message: busy, fields: {} } },
+        { status: 202, body: { ...job, status: 'queued', message: '' } },
+      ],
+      [job.url]: { status: 200, body: { ...job, status: 'error', message: 'No worker took the preview within 30 s (all busy?); try again in a moment.' } },
+    })
+    const { wrapper } = await mountForm()
+    type(wrapper, 'checks:\n  - amount >= 0\n')
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-valid"]').exists()).toBe(true), { timeout: 5000 })
+
+    await wrapper.find('[data-testid="yaml-preview"]').trigger('click')
+    await vi.waitFor(() => expect(wrapper.find('[data-testid="yaml-preview-problems"]').exists()).toBe(true), { timeout: 5000 })
+    expect(wrapper.find('[data-testid="yaml-preview-problems"]').text()).toBe(busy)
+
+    await wrapper.find('[data-testid="yaml-preview"]').trigger('click')
+    await vi.waitFor(
+      () => expect(wrapper.find('[data-testid="yaml-preview-problems"]').text()).toContain('No worker took the preview'),
+      { timeout: 5000 },
+    )
+    expect(wrapper.find('[data-testid="yaml-preview-result"]').exists()).toBe(false)
     wrapper.unmount()
   })
 })

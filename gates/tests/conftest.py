@@ -38,6 +38,7 @@ def celery_worker_process(django_db_setup, tmp_path_factory):
     database file; it lives only as long as the gates tests, like the browser tests' worker."""
     queue = f"spark-gates-{os.getpid()}"
     previous_queue, settings.DQ_SPARK_QUEUE = settings.DQ_SPARK_QUEUE, queue
+    previous_preview_queue, settings.DQ_PREVIEW_QUEUE = settings.DQ_PREVIEW_QUEUE, f"preview-gates-{os.getpid()}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "dq_platform.settings_test",
@@ -46,6 +47,7 @@ def celery_worker_process(django_db_setup, tmp_path_factory):
         "CELERY_RESULT_BACKEND": REDIS_URL,
         "DQ_SPARK_MASTER": "local[2]",
         "DQ_SPARK_QUEUE": queue,
+        "DQ_PREVIEW_QUEUE": settings.DQ_PREVIEW_QUEUE,
         "DQ_ERROR_DATA_ROOT": str(tmp_path_factory.mktemp("gates-error-data")),
         "PYSPARK_PYTHON": sys.executable,
     }
@@ -53,7 +55,7 @@ def celery_worker_process(django_db_setup, tmp_path_factory):
     worker.start()
     yield worker
     worker.stop()
-    settings.DQ_SPARK_QUEUE = previous_queue
+    settings.DQ_SPARK_QUEUE, settings.DQ_PREVIEW_QUEUE = previous_queue, previous_preview_queue
 
 
 @pytest.fixture

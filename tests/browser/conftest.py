@@ -111,6 +111,7 @@ def browser_worker(django_db_setup, tmp_path_factory):
         pytest.fail(f"Redis unreachable at {REDIS_URL} ({exc}); start it with scripts/services.sh.", pytrace=False)
     queue = f"spark-browser-{os.getpid()}"
     previous_queue, settings.DQ_SPARK_QUEUE = settings.DQ_SPARK_QUEUE, queue
+    previous_preview_queue, settings.DQ_PREVIEW_QUEUE = settings.DQ_PREVIEW_QUEUE, f"preview-browser-{os.getpid()}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "dq_platform.settings_test",
@@ -119,6 +120,9 @@ def browser_worker(django_db_setup, tmp_path_factory):
         "CELERY_RESULT_BACKEND": REDIS_URL,
         "DQ_SPARK_MASTER": "local[2]",
         "DQ_SPARK_QUEUE": queue,
+        "DQ_PREVIEW_QUEUE": settings.DQ_PREVIEW_QUEUE,
+        # The worker's own limit on a preview: a first one starts its SparkSession, slow on a busy machine.
+        "DQ_PREVIEW_TIMEOUT": "180",
         "DQ_ERROR_DATA_ROOT": str(tmp_path_factory.mktemp("browser-error-data")),
         "PYSPARK_PYTHON": sys.executable,
     }
@@ -126,7 +130,7 @@ def browser_worker(django_db_setup, tmp_path_factory):
     worker.start()
     yield worker
     worker.stop()
-    settings.DQ_SPARK_QUEUE = previous_queue
+    settings.DQ_SPARK_QUEUE, settings.DQ_PREVIEW_QUEUE = previous_queue, previous_preview_queue
 
 
 class Shots:

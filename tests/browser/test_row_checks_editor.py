@@ -1,6 +1,6 @@
 """Authoring a row_level_check in the browser: the check.yaml editor (CodeMirror) inside the
 generated form validates as you type, marks a problem at its line, shows the expanded full form,
-tries the checks on a sample in the worker, and the check saves."""
+tries the checks on a sample in the worker (a job the page polls), and the check saves."""
 
 from __future__ import annotations
 

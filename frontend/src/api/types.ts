@@ -254,7 +254,10 @@ export interface Run {
   started_at: string | null
   finished_at: string | null
   duration_seconds: number | null
-  results: Result[]
+  /** A run's own page (GET /runs/{id}/) lists its results; the runs list counts them instead. */
+  results?: Result[]
+  /** The runs list's rows: results by status, e.g. {pass: 12, fail: 1}. */
+  result_counts?: Record<string, number>
 }
 
 export interface ErrorRowsPage {

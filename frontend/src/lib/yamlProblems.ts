@@ -26,6 +26,19 @@ export interface PreviewAnswer {
   checks: RuleCheckDetail[]
 }
 
+/** A preview job (POST …/preview/ answers 202 with it; GET its `url` until done or error); the
+ * answer's fields are there once `status` is `done`. */
+export interface PreviewJob extends Partial<PreviewAnswer> {
+  id: string
+  status: 'queued' | 'running' | 'done' | 'error'
+  url: string
+  message: string
+}
+
+export function previewPending(job: PreviewJob): boolean {
+  return job.status === 'queued' || job.status === 'running'
+}
+
 const LINE = /^line (\d+): /
 
 /** "line 3: checks[1]: …" → {line: 3, text: "line 3: checks[1]: …"}; no line → null. */

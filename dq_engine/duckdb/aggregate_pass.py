@@ -20,7 +20,7 @@ from sqlglot import ErrorLevel, exp
 
 from dq_engine.duckdb.context import DuckDBRun
 from dq_engine.duckdb.queries import query
-from dq_engine.duckdb.sql import DIALECT, DuckDBDialect, folded_sql
+from dq_engine.duckdb.sql import DIALECT, DuckDBDialect, folded_sql, zero_over_no_rows
 from dq_engine.errors import CheckError
 from dq_engine.query_checks import query_value
 from dq_engine.spec import CheckSpec
@@ -44,7 +44,7 @@ class _Failed:
 
 
 def sql_of(expression: exp.Expression) -> str:
-    return expression.sql(dialect=DIALECT, comments=False, unsupported_level=ErrorLevel.RAISE)
+    return zero_over_no_rows(expression).sql(dialect=DIALECT, comments=False, unsupported_level=ErrorLevel.RAISE)
 
 
 def metric_of(run: DuckDBRun, name: str, check: CheckSpec) -> Metric:

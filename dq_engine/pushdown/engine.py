@@ -229,6 +229,8 @@ class _Run:
         kind = METRIC_KINDS[check.metric.kind]
         if reason := like_escape_problem(check):
             raise CheckError(f"{NOT_PUSHED}: {reason}.")
+        # Selection asks about one batch at a time; a check across two reads both tables' catalogs.
+        self.open(check.batch)
         if check.target_batch is not None and check.target_batch != check.batch:
             self.open(check.target_batch)
             if address(self.source(check.batch)) != address(self.source(check.target_batch)):
@@ -334,7 +336,8 @@ class _Run:
             raise CheckError(f"The {what} was refused: {exc}")
         batches = {"src_table": check.batch, "target_table": check.target_batch}
         relations = {p: (self.tables[batches[p]], self.filters[batches[p]]) for p in parsed.tables_used}
-        return render.bound_query(parsed, relations, self.dialect(check.batch), what)
+        # COUNT_IF as COUNT(CASE ...): 0 over no rows as on Spark, and MySQL/MariaDB have no COUNT_IF.
+        return render.counts_where(render.bound_query(parsed, relations, self.dialect(check.batch), what))
 
     # --- outcomes -----------------------------------------------------------------------------
     def say(self, exc: BaseException, batch: str | None = None) -> str:

@@ -51,6 +51,9 @@ class DuckDBBackend:
     def refusal(self, check: CheckSpec) -> None:
         return None  # selection already sent DuckDB only what it answers as Spark does
 
+    def cached(self, name: str) -> bool:
+        return False
+
     # --- the combined aggregate ----------------------------------------------------------------
     def metric(self, name: str, check: CheckSpec, folded: str | None) -> Metric:
         if folded is not None:

@@ -34,7 +34,7 @@ class Metric:
 
     aggregate: Any
     predicate: Any = None
-    marks: tuple[tuple[str, Any], ...] = ()
+    marks: tuple[Any, ...] = ()
     findings: tuple[str, ...] = ()
 
 
@@ -61,6 +61,10 @@ class Backend(Protocol):
     def refusal(self, check: CheckSpec) -> None:
         """CheckError when this engine will not compute the check (the reason); runs nothing."""
 
+    def cached(self, name: str) -> bool:
+        """Whether the open batch is cached for the run (its aggregate pass, which builds the
+        cache, then runs before any other pass)."""
+
     # --- the combined aggregate ----------------------------------------------------------------
     def metric(self, name: str, check: CheckSpec, folded: str | None) -> Metric:
         """The check's share of the aggregate (`folded`: its custom SQL as one Spark SQL aggregate)."""
@@ -86,6 +90,11 @@ class Backend(Protocol):
 
     def unmatched(self, name: str, target: str, mappings: MappingKey, check: CheckSpec) -> Found:
         """The batch's rows with no target row matching every mapping pair."""
+
+    # Optional: `shared_key_column(name, target, mappings) -> str | None` and
+    # `duplicates_and_unmatched(name, column, target, mappings) -> (Found, Found)`: a backend that
+    # answers a uniqueness check and an accuracy check on that same column with ONE key group
+    # (Spark: no join). keys.py uses them when the backend has them.
 
     def scalar(self, check: CheckSpec, text: Any, placeholders: tuple[str, ...], what: str) -> Any:
         """The one value of a user's checked SELECT (dq_engine/query_checks.py)."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dq_engine.errors import BatchError
 from dq_engine.passes.backend import Backend
-from dq_engine.plan import BatchPlan
+from dq_engine.plan import BatchPlan, MappingKey
 from dq_engine.recorder import Recorder
 from dq_engine.spec import CheckSpec, JobSpec
 
@@ -19,6 +19,9 @@ class RunContext:
     backend: Backend
     recorder: Recorder
     cancel: threading.Event
+    # Joins a key group answers with a uniqueness check on the same column (keys.py), which the
+    # join pass then leaves alone: {(source batch, target batch, mappings)}.
+    shared_joins: set[tuple[str, str, MappingKey]] = field(default_factory=set)
 
     def runnable(self, checks: list[CheckSpec]) -> list[CheckSpec]:
         """The checks whose batches are open and that the engine does not refuse; the others end

@@ -15,7 +15,7 @@ from typing import Any
 
 from dq_engine import plan as planning
 from dq_engine.passes.aggregate import aggregate_units
-from dq_engine.passes.backend import Backend, Unit, Work
+from dq_engine.passes.backend import Backend, Unit, Work, run_in_order
 from dq_engine.passes.context import RunContext
 from dq_engine.passes.keys import join_units, key_group_units
 from dq_engine.passes.queries import query_units
@@ -57,11 +57,16 @@ PASSES: tuple[tuple[MakeWork, Callable[[BatchPlan], list[CheckSpec]]], ...] = (
 
 
 def new_context(
-    spec: JobSpec, backend: Backend, secrets: Mapping[str, str] | None, cancel: threading.Event | None
+    spec: JobSpec,
+    backend: Backend,
+    secrets: Mapping[str, str] | None,
+    cancel: threading.Event | None,
+    plans: dict[str, BatchPlan] | None = None,
 ) -> RunContext:
     cancel = cancel or threading.Event()
     recorder = Recorder(spec, secrets or {}, cancel, explain=backend.explain, writer=backend)
-    return RunContext(spec=spec, plans=planning.make_plan(spec), backend=backend, recorder=recorder, cancel=cancel)
+    plans = plans or planning.make_plan(spec)
+    return RunContext(spec=spec, plans=plans, backend=backend, recorder=recorder, cancel=cancel)
 
 
 def run_checks(run: RunContext, **document_fields: Any) -> dict[str, Any]:
@@ -74,12 +79,8 @@ def run_checks(run: RunContext, **document_fields: Any) -> dict[str, Any]:
                 if run.cancel.is_set():
                     break
                 open_batch(run, name)
-            for make_work, checks_of in PASSES:
-                units: list[Unit] = []
-                for name in spec.batches:
-                    if not run.cancel.is_set():
-                        units += guarded_units(run, name, make_work, checks_of(run.plans[name]))
-                backend.run_units(units, run.cancel)
+            if not run.cancel.is_set():
+                run_passes(run)
         recorder.finish()
     finally:
         backend.close()
@@ -89,12 +90,28 @@ def run_checks(run: RunContext, **document_fields: Any) -> dict[str, Any]:
     )
 
 
+def run_passes(run: RunContext) -> None:
+    """Every pass's units handed to the backend at once (in the order of PASSES; Spark runs a few
+    at a time). A cached batch's aggregate pass runs first and alone: it builds the cache the
+    other passes read."""
+    first: list[Unit] = []
+    units: list[Unit] = []
+    for make_work, checks_of in PASSES:
+        for name in run.spec.batches:
+            made = guarded_units(run, name, make_work, checks_of(run.plans[name]))
+            (first if make_work is aggregate_units and run.backend.cached(name) else units).extend(made)
+    run_in_order(first, run.cancel)
+    run.backend.run_units(units, run.cancel)
+
+
 def open_batch(run: RunContext, name: str) -> None:
     """The batch opened, or its error recorded (every check on it reports that)."""
     try:
         run.backend.open(name)
     except Exception as exc:  # noqa: BLE001 - any failure to read a batch is its checks' error
         run.recorder.batch_failed(name, exc)
+        return
+    run.recorder.stats[name]["cached"] = run.backend.cached(name)
 
 
 def guarded_units(run: RunContext, name: str, make_work: MakeWork, checks: list[CheckSpec]) -> list[Unit]:

@@ -223,7 +223,10 @@ class PushdownBackend:
         # COUNT_IF as COUNT(CASE ...): 0 over no rows as on Spark, and MySQL/MariaDB have no COUNT_IF.
         return render.counts_where(render.bound_query(parsed, relations, self.dialect(check.batch), what))
 
-    # --- the backend's share of the passes ----------------------------------------------------
+    # --- the backend's share of the passes ---------------------------------------------------
+    def cached(self, name: str) -> bool:
+        return False
+
     def metric(self, name: str, check: CheckSpec, folded: str | None) -> Metric:
         return self.row_metric(check)
 

@@ -1,8 +1,9 @@
 """The Spark engine behind `dq_engine.run` (dq_engine/engines.py): every source kind, on a local
 SparkSession or a cluster.
 
-The caller owns the SparkSession; the engine only caches its batches and names temp views for the
-length of the run, and removes them before returning.
+A run is the one way of running checks (dq_engine/passes/) over Spark as its backend
+(backend.py). The caller owns the SparkSession; the engine only caches its batches and names temp
+views for the length of the run, and removes them before returning.
 """
 
 from __future__ import annotations
@@ -14,10 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dq_engine import plan as planning
-from dq_engine.result import run_document, utc_now
-from dq_engine.spark.execution import execute, prepare
 from dq_engine.spark.messages import quiet_pyspark_error_logs
-from dq_engine.spark.scheduling import cancel_watcher, job_group
+from dq_engine.spark.scheduling import job_group
 from dq_engine.spec import FileSource, JdbcSource, JobSpec
 
 if TYPE_CHECKING:
@@ -76,27 +75,18 @@ class SparkEngine:
 
         Raises SpecError for a malformed spec; every other failure is reported inside the document.
         """
+        from dq_engine.passes.run import new_context, run_checks
+        from dq_engine.spark.backend import SparkBackend
+
         job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
         planning.validate(job)
         spark = self.spark
-        started_at = utc_now()
         group = self.job_group or f"dq-engine-{_slug(job.run_id)}-{uuid.uuid4().hex[:8]}"
-        run = prepare(job, spark, secrets or {}, cancel or threading.Event())
-        with (
-            quiet_pyspark_error_logs(),
-            job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs,
-            cancel_watcher(spark, group, run.cancel),
-        ):
-            execute(run)
-        return run_document(
-            job,
-            self.key,
-            started_at,
-            (run.batches.rows, run.batches.errors),
-            run.outcomes.outcomes,
-            {"batches": run.outcomes.stats, "spark_jobs": count_jobs(), "job_group": group},
-            spark_application_id=spark.sparkContext.applicationId,
-        )
+        plans = planning.make_plan(job)
+        with quiet_pyspark_error_logs(), job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs:
+            backend = SparkBackend(job, spark, secrets or {}, plans, group, count_jobs)
+            run = new_context(job, backend, secrets, cancel, plans)
+            return run_checks(run, spark_application_id=spark.sparkContext.applicationId)
 
 
 def _slug(value: Any) -> str:

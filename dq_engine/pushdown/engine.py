@@ -19,9 +19,8 @@ checks, with the driver's reason and never the password.
 Selection (per batch, before the run) asks `reason_cannot_read(source)` and, for what only the
 checks tell, `reason_cannot_run(spec, batch, secrets)`: None when the engine can compute every
 check of the batch as Spark would, else the first reason (a regular expression the database
-reads otherwise, times held as text, accuracy across two databases, sampling, a
-case-insensitive collation, a function with no known translation, a like pattern with a
-backslash). A check refused during a run
+reads otherwise, times held as text, accuracy across two databases, sampling, a function
+with no known translation, a like pattern with a backslash). A check refused during a run
 pinned to pushdown ends `error` with that reason.
 """
 
@@ -36,34 +35,29 @@ from typing import Any
 from sqlglot import exp
 
 from dq_engine import plan as planning
+from dq_engine.databases import (
+    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+    Address,
+    Table,
+    address,
+    connect,
+    describe_table,
+    stream,
+)
+from dq_engine.databases import Connection as Database
+from dq_engine.databases import kind_of as dialect_of
 from dq_engine.error_store import error_rows_path
 from dq_engine.errors import BatchError, CheckError, describe
 from dq_engine.pushdown import render
-from dq_engine.pushdown.catalog import Table, describe_table
-from dq_engine.pushdown.connection import (
-    DEFAULT_STATEMENT_TIMEOUT_SECONDS,
-    MYSQL,
-    Address,
-    Database,
-    address,
-    connect,
-    dialect_of,
-)
 from dq_engine.pushdown.dialects import DIALECTS, NOT_PUSHED, fold_safe_casts
 from dq_engine.pushdown.error_rows import write_error_rows, write_marked_batch
-from dq_engine.pushdown.streaming import stream
 from dq_engine.query_checks import one_value
 from dq_engine.result import new_outcome, new_stats, number, run_document, utc_now
 from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import Batch, CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
-from dq_engine.vocabulary.expressions import STRING
 from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY
-
-# Row rules that do not compare a string column's values by its collation: nullness, lengths, and
-# regexes (MariaDB's run with `(?-i)`, so a `_ci` collation does not make them case-insensitive).
-_COLLATION_FREE = ("notNull", "notNullIfSet", "maxLen", "minLen", "re")
 
 CANCELLED = "The run was cancelled before this check finished."
 
@@ -247,16 +241,6 @@ class _Run:
                     continue
                 self.query_tree(check, check.metric.get(field), what)
 
-    def _string_column_exact(self, batch: str, column: Any) -> None:
-        """MariaDB/MySQL compare strings by the column's collation: a case-insensitive one would
-        make 'PAID' equal 'paid', where Spark compares exactly."""
-        collation = getattr(column, "collation", None)
-        if self.dialect(batch) == MYSQL and column.category == STRING and collation and "_ci" in collation:
-            raise CheckError(
-                f"{NOT_PUSHED}: column {column.name} compares case-insensitively in the database "
-                f"(collation {collation}), where Spark compares exactly; Spark runs this check."
-            )
-
     def row_metric(self, check: CheckSpec) -> _Built:
         dialect, table = self.dialect(check.batch), self.tables[check.batch]
         if check.metric.kind == "schema_contract":  # types as Spark's JDBC reader gives them
@@ -266,8 +250,7 @@ class _Run:
             column, columns = None, {c.name: c.ref(dialect) for c in table.columns}
         else:
             found = table.column(check.metric.get("column"))
-            self._string_column_exact(check.batch, found)
-            column, columns = found.ref(dialect), None
+            column, columns = render.as_spark_reads(found, check.metric), None
         built = row_metric(check.metric.kind, column, check.metric.fields, DIALECTS[dialect](), columns)
         marks = tuple((name, render.exact_order(fold_safe_casts(sql), dialect)) for name, sql in built.marks)
         if built.predicate is None:
@@ -276,9 +259,9 @@ class _Run:
         return _Built(render.count_where(predicate), predicate, marks, built.findings)
 
     def _rules_compare_exactly(self, check: CheckSpec) -> None:
-        """A row rule comparing a MariaDB string column with a case-insensitive collation is refused,
-        like any other check on one (the rule's fields resolved as compile.py resolves them); so is
-        a value rule on a column Spark reads as another type (a tinyint(1) is a boolean to Spark)."""
+        """A value rule on a column Spark reads as another type (a tinyint(1) is a boolean to Spark)
+        is refused (the rule's fields resolved as compile.py resolves them). String columns compare
+        exactly whatever their collation (the database kind's `exact_text`)."""
         table = self.tables[check.batch]
         for _top, rule in leaf_checks(check.metric.get("rules")):
             for field in rule.get("fields") or []:
@@ -292,17 +275,9 @@ class _Run:
                         f"{NOT_PUSHED}: rule {rule.get('name')!r}: Spark reads column {column.name} "
                         f"({column.column_type or column.sql_type}) as {spark_type}; Spark runs this check."
                     )
-                if rule.get("fn") in _COLLATION_FREE:
-                    continue
-                try:
-                    self._string_column_exact(check.batch, column)
-                except CheckError as exc:  # the refusal's prefix first: selection reads it
-                    named = str(exc).replace(f"{NOT_PUSHED}: ", f"{NOT_PUSHED}: rule {rule.get('name')!r}: ", 1)
-                    raise CheckError(named) from None
 
     def key_column(self, check: CheckSpec) -> str:
         column = self.tables[check.batch].column(check.metric.get("column"))
-        self._string_column_exact(check.batch, column)
         return column.name
 
     def join_condition(self, check: CheckSpec) -> exp.Expression:
@@ -317,8 +292,6 @@ class _Run:
                 right = target.column(target_name)
             except CheckError as exc:
                 raise CheckError(f"Mapping target column: {exc}")
-            self._string_column_exact(check.batch, left)
-            self._string_column_exact(check.target_batch, right)
             dialect = self.dialect(check.batch)
             target_sql = exp.column(right.name, table=render.TARGET_ALIAS, quoted=True)
             conditions.append(mapping_condition(left.ref(dialect), operator, right.ref(dialect), target_sql))

@@ -1,4 +1,4 @@
-"""The DuckDB engine's outcome recorder: the Spark engine's (dq_engine/spark/outcomes.py: each
+"""The DuckDB engine's outcome recorder: the shared one (dq_engine/outcomes.py: each
 check's outcome, the plan's counters, failures as values, cancellation) with DuckDB's messages and
 DuckDB's error-row writer (error_rows.py), which also writes row rules' cleansed output.
 Importing it imports no PySpark."""
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dq_engine import errors
 from dq_engine.duckdb.error_rows import write_error_rows, write_marked_batch
 from dq_engine.error_store import error_rows_path
-from dq_engine.spark.outcomes import Outcomes
+from dq_engine.outcomes import Outcomes
 from dq_engine.spec import CheckSpec
 
 

@@ -90,22 +90,35 @@ def kind_of(source: Any) -> Kind | None:
     if not isinstance(source, JdbcSource):
         return None
     kind = kind_for_url(source.url)
-    return kind if kind is not None and _URL.match(source.url.strip()) else None
+    return kind if kind is not None and kind.parse_url(source.url.strip()) is not None else None
+
+
+def server_url(url: str) -> dict[str, Any] | None:
+    """host, port, database and query of a `jdbc:<scheme>://host[:port][/database][?query]` URL."""
+    match = _URL.match(url)
+    if match is None:
+        return None
+    return {
+        "host": match["host"].strip("[]"),
+        "port": match["port"],
+        "database": match["database"] or "",
+        "query": match["query"] or "",
+    }
 
 
 def address(source: JdbcSource) -> Address:
     kind = kind_of(source)
-    match = _URL.match(source.url.strip())
-    if kind is None or match is None:
-        schemes = ", ".join(f"jdbc:{s}://" for k in kinds() for s in k.schemes)
-        raise BatchError(f"The source's JDBC URL is not one of {schemes}.")
-    properties = dict(parse_qsl(match["query"] or "", keep_blank_values=True))
+    parts = kind.parse_url(source.url.strip()) if kind is not None else None
+    if kind is None or parts is None:
+        schemes = ", ".join(f"jdbc:{s}:" for k in kinds() for s in k.schemes)
+        raise BatchError(f"The source's JDBC URL does not start with one of {schemes}, or is not well formed.")
+    properties = dict(parse_qsl(parts["query"], keep_blank_values=True))
     properties.update(source.options)
     return Address(
         dialect=kind.name,
-        host=match["host"].strip("[]"),
-        port=int(match["port"] or kind.default_port),
-        database=match["database"] or "",
+        host=parts["host"],
+        port=int(parts["port"] or kind.default_port),
+        database=parts["database"],
         user=source.user,
         properties=tuple(sorted(properties.items())),
     )

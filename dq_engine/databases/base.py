@@ -155,6 +155,13 @@ class Kind:
     categories: Mapping[str, str] = {}  # catalog type name → vocabulary category
 
     # --- naming ---------------------------------------------------------------------------------
+    def parse_url(self, url: str) -> dict[str, Any] | None:
+        """{host, port, database, query} of the source's JDBC URL, or None when it is not one of this
+        database's (the default: `jdbc:<scheme>://host[:port][/database][?query]`)."""
+        from dq_engine.databases import server_url
+
+        return server_url(url)
+
     def describe(self, where: Address) -> str:
         return f"{self.label} at {where.host}:{where.port}/{where.database}"
 

@@ -1,9 +1,9 @@
 """PostgreSQL and MySQL/MariaDB as a backend of the one way of running checks (dq_engine/passes/):
-a batch is its table (the catalog read, catalog.py) and its filter; a check's share of the combined
-aggregate, its key group, its join and its query are SQL trees rendered by SQLGlot for the
-database (render.py), each run in a read-only transaction under a statement timeout
-(connection.py). Error rows are fetched with the sink's LIMIT and written as Parquet, the marked
-batch streamed in chunks (error_rows.py, streaming.py). What the database would answer otherwise
+a batch is its table (its catalog read by dq_engine/databases/) and its filter; a check's share of
+the combined aggregate, its key group, its join and its query are SQL trees rendered by SQLGlot
+for the database (render.py), each run in a read-only transaction under a statement timeout
+(dq_engine/databases/). Error rows are fetched with the sink's LIMIT and written as Parquet, the marked
+batch streamed in chunks (error_rows.py). What the database would answer otherwise
 than Spark is refused per check (`refusal`), with the reason.
 """
 
@@ -17,27 +17,22 @@ from typing import Any
 from sqlglot import exp
 
 from dq_engine import plan as planning
+from dq_engine.databases import Address, Table, address, connect, describe_table, stream
+from dq_engine.databases import Connection as Database
 from dq_engine.errors import BatchError, CheckError, describe
 from dq_engine.passes.backend import Found, Metric, Unit, run_in_order
 from dq_engine.plan import MappingKey
 from dq_engine.pushdown import render
-from dq_engine.pushdown.catalog import Table, describe_table
-from dq_engine.pushdown.connection import MYSQL, Address, Database, _driver_message, address, connect
 from dq_engine.pushdown.dialects import DIALECTS, NOT_PUSHED, fold_safe_casts
 from dq_engine.pushdown.error_rows import write_error_rows, write_marked_batch
 from dq_engine.pushdown.refusals import like_escape_problem, reason_cannot_draw
-from dq_engine.pushdown.streaming import stream
 from dq_engine.query_checks import one_value
 from dq_engine.rowchecks.compile import leaf_checks
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
-from dq_engine.vocabulary.expressions import STRING
 from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY
 
-# Row rules that do not compare a string column's values by its collation: nullness, lengths, and
-# regexes (MariaDB's run with `(?-i)`, so a `_ci` collation does not make them case-insensitive).
-_COLLATION_FREE = ("notNull", "notNullIfSet", "maxLen", "minLen", "re")
 _DRIVERS = ("psycopg", "pymysql")
 
 
@@ -133,16 +128,6 @@ class PushdownBackend:
                     continue
                 self.query_tree(check, check.metric.get(field), what)
 
-    def _string_column_exact(self, batch: str, column: Any) -> None:
-        """MariaDB/MySQL compare strings by the column's collation: a case-insensitive one would
-        make 'PAID' equal 'paid', where Spark compares exactly."""
-        collation = getattr(column, "collation", None)
-        if self.dialect(batch) == MYSQL and column.category == STRING and collation and "_ci" in collation:
-            raise CheckError(
-                f"{NOT_PUSHED}: column {column.name} compares case-insensitively in the database "
-                f"(collation {collation}), where Spark compares exactly; Spark runs this check."
-            )
-
     def row_metric(self, check: CheckSpec) -> Metric:
         dialect, table = self.dialect(check.batch), self.tables[check.batch]
         if check.metric.kind == "schema_contract":  # types as Spark's JDBC reader gives them
@@ -152,8 +137,7 @@ class PushdownBackend:
             column, columns = None, {c.name: c.ref(dialect) for c in table.columns}
         else:
             found = table.column(check.metric.get("column"))
-            self._string_column_exact(check.batch, found)
-            column, columns = found.ref(dialect), None
+            column, columns = render.as_spark_reads(found, check.metric), None
         built = row_metric(check.metric.kind, column, check.metric.fields, DIALECTS[dialect](), columns)
         marks = tuple((name, render.exact_order(fold_safe_casts(sql), dialect)) for name, sql in built.marks)
         if built.predicate is None:
@@ -162,9 +146,9 @@ class PushdownBackend:
         return Metric(render.count_where(predicate), predicate, marks, built.findings)
 
     def _rules_compare_exactly(self, check: CheckSpec) -> None:
-        """A row rule comparing a MariaDB string column with a case-insensitive collation is refused,
-        like any other check on one (the rule's fields resolved as compile.py resolves them); so is
-        a value rule on a column Spark reads as another type (a tinyint(1) is a boolean to Spark)."""
+        """A value rule on a column Spark reads as another type (a tinyint(1) is a boolean to Spark)
+        is refused (the rule's fields resolved as compile.py resolves them). String columns compare
+        exactly whatever their collation (the database kind's `exact_text`)."""
         table = self.tables[check.batch]
         for _top, rule in leaf_checks(check.metric.get("rules")):
             for field in rule.get("fields") or []:
@@ -178,18 +162,9 @@ class PushdownBackend:
                         f"{NOT_PUSHED}: rule {rule.get('name')!r}: Spark reads column {column.name} "
                         f"({column.column_type or column.sql_type}) as {spark_type}; Spark runs this check."
                     )
-                if rule.get("fn") in _COLLATION_FREE:
-                    continue
-                try:
-                    self._string_column_exact(check.batch, column)
-                except CheckError as exc:  # the refusal's prefix first: selection reads it
-                    named = str(exc).replace(f"{NOT_PUSHED}: ", f"{NOT_PUSHED}: rule {rule.get('name')!r}: ", 1)
-                    raise CheckError(named) from None
 
     def key_column(self, name: str, check: CheckSpec) -> str:
-        column = self.tables[check.batch].column(check.metric.get("column"))
-        self._string_column_exact(check.batch, column)
-        return column.name
+        return self.tables[check.batch].column(check.metric.get("column")).name
 
     def join_condition(self, check: CheckSpec) -> exp.Expression:
         source, target = self.tables[check.batch], self.tables[check.target_batch]
@@ -203,8 +178,6 @@ class PushdownBackend:
                 right = target.column(target_name)
             except CheckError as exc:
                 raise CheckError(f"Mapping target column: {exc}")
-            self._string_column_exact(check.batch, left)
-            self._string_column_exact(check.target_batch, right)
             dialect = self.dialect(check.batch)
             target_sql = exp.column(right.name, table=render.TARGET_ALIAS, quoted=True)
             conditions.append(mapping_condition(left.ref(dialect), operator, right.ref(dialect), target_sql))
@@ -293,7 +266,8 @@ class PushdownBackend:
     def explain(self, exc: BaseException) -> str:
         """The database driver's own message (PyMySQL's (code, message), psycopg's first line)."""
         if (type(exc).__module__ or "").startswith(_DRIVERS):
-            return _driver_message(exc)
+            for db in self.databases.values():
+                return db.kind.driver_message(exc)
         return ""
 
     def plan_extras(self) -> dict[str, Any]:

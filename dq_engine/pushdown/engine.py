@@ -5,11 +5,11 @@ Per batch: ONE aggregate query (row count, every conditional count, aggregate, r
 schema contract's NULL count), one
 `GROUP BY ... HAVING COUNT(*) > 1` per uniqueness key, one `NOT EXISTS` per accuracy mapping whose
 target is in the same database, one query per custom SQL (render.py), each in a read-only
-transaction under a statement timeout (connection.py); error rows fetched with the sink's LIMIT
+transaction under a statement timeout (dq_engine/databases/); error rows fetched with the sink's LIMIT
 and written as Parquet (error_rows.py), their exact count from the query's own count. Row rules'
 error rows carry `_dq` and `_dq_failed_checks` (computed by the database), and their cleansed
-output (every row with its marks) is streamed in chunks into Parquet (error_rows.py,
-streaming.py); a schema contract's findings come from the catalog's types (catalog.py).
+output (every row with its marks) is streamed in chunks into Parquet (error_rows.py); a schema
+contract's findings come from the catalog's types (dq_engine/databases/).
 
 A run is the one way of running checks (dq_engine/passes/) over the database as its backend
 (backend.py). Failure is a value, as on every engine: a check that cannot be built is its own
@@ -20,9 +20,8 @@ the error of its batch's checks, with the driver's reason and never the password
 Selection (per batch, before the run) asks `reason_cannot_read(source)` and, for what only the
 checks tell, `reason_cannot_run(spec, batch, secrets)`: None when the engine can compute every
 check of the batch as Spark would, else the first reason (a regular expression the database
-reads otherwise, times held as text, accuracy across two databases, sampling, a
-case-insensitive collation, a function with no known translation, a like pattern with a
-backslash). A check refused during a run
+reads otherwise, times held as text, accuracy across two databases, sampling, a function
+with no known translation, a like pattern with a backslash). A check refused during a run
 pinned to pushdown ends `error` with that reason.
 """
 
@@ -34,8 +33,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from dq_engine import plan as planning
+from dq_engine.databases import DEFAULT_STATEMENT_TIMEOUT_SECONDS
+from dq_engine.databases import kind_of as dialect_of
 from dq_engine.errors import BatchError, CheckError
-from dq_engine.pushdown.connection import DEFAULT_STATEMENT_TIMEOUT_SECONDS, dialect_of
 from dq_engine.pushdown.dialects import NOT_PUSHED
 from dq_engine.pushdown.refusals import like_escape_problem, reason_cannot_draw
 from dq_engine.spec import Batch, CheckSpec, JobSpec

@@ -24,8 +24,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from dq_engine.databases import Column
 from dq_engine.error_store import CHECK_COLUMN
-from dq_engine.pushdown.catalog import Column
 from dq_engine.rowchecks.compile import DQ_COLUMN
 from dq_engine.vocabulary.expressions import BINARY, BOOLEAN, DATE, NUMERIC, STRING, TIMESTAMP
 

@@ -25,8 +25,8 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from dq_engine import plan as planning
 from dq_engine.duckdb import capability, readers
+from dq_engine.passes.run import SkeletonEngine, new_context, run_checks
 from dq_engine.spec import Batch, CheckSpec, FileSource, JdbcSource, JobSpec
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ _databases: dict[tuple[int, str | None, int | None], duckdb.DuckDBPyConnection] 
 _databases_lock = threading.Lock()
 
 
-class DuckDBEngine:
+class DuckDBEngine(SkeletonEngine):
     """- `duckdb_memory_limit`: DuckDB's memory_limit (e.g. "2GB"; default: env
       DQ_DUCKDB_MEMORY_LIMIT, else DuckDB's own, 80% of RAM); it spills to a temp directory beyond.
     - `duckdb_threads`: worker threads (default: DuckDB's, one per core)."""
@@ -61,17 +61,9 @@ class DuckDBEngine:
     def reason_cannot_filter(self, batch: Batch) -> str | None:
         return capability.reason_cannot_filter(batch)
 
-    def run(
-        self,
-        spec: JobSpec | dict[str, Any],
-        secrets: Mapping[str, str] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
+    def run_job(self, job: JobSpec, secrets: Mapping[str, str], cancel: threading.Event) -> dict[str, Any]:
         from dq_engine.duckdb.backend import DuckDBBackend
-        from dq_engine.passes.run import new_context, run_checks
 
-        job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
-        planning.validate(job)
         return run_checks(new_context(job, DuckDBBackend(job, self.connect()), secrets, cancel))
 
     def connect(self) -> duckdb.DuckDBPyConnection:

@@ -154,3 +154,33 @@ def cancel_watcher(cancel: threading.Event, interrupt: Callable[[], None]) -> It
     finally:
         finished.set()
         watcher.join()
+
+
+class SkeletonEngine:
+    """An engine whose runs are this module's over its backend: `run` (dq_engine/engines.py's
+    interface) reads and validates the spec, the engine's `run_job` builds its backend and calls
+    `run_checks`."""
+
+    key: str
+
+    def run(
+        self,
+        spec: JobSpec | dict[str, Any],
+        secrets: Mapping[str, str] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> dict[str, Any]:
+        """Run every check of the spec and return the result document (dq_engine/result.py).
+
+        - `secrets`: password values by the names the spec's JDBC sources give (`password_secret`);
+          nothing from it is logged or copied into the result.
+        - `cancel`: once set, the running work is interrupted, no further pass starts, and every
+          check not finished by then ends `error` ("The run was cancelled ...").
+
+        Raises SpecError for a malformed spec; every other failure is reported inside the document.
+        """
+        job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
+        planning.validate(job)
+        return self.run_job(job, secrets or {}, cancel or threading.Event())
+
+    def run_job(self, job: JobSpec, secrets: Mapping[str, str], cancel: threading.Event) -> dict[str, Any]:
+        raise NotImplementedError

@@ -32,10 +32,10 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from dq_engine import plan as planning
 from dq_engine.databases import DEFAULT_STATEMENT_TIMEOUT_SECONDS
 from dq_engine.databases import kind_of as dialect_of
 from dq_engine.errors import BatchError, CheckError
+from dq_engine.passes.run import SkeletonEngine, new_context, run_checks
 from dq_engine.pushdown.dialects import NOT_PUSHED
 from dq_engine.pushdown.refusals import like_escape_problem, reason_cannot_draw
 from dq_engine.spec import Batch, CheckSpec, JobSpec
@@ -43,7 +43,7 @@ from dq_engine.spec import Batch, CheckSpec, JobSpec
 logger = logging.getLogger(__name__)
 
 
-class PushdownEngine:
+class PushdownEngine(SkeletonEngine):
     """- `statement_timeout`: seconds a statement may run (default: the spec's limit, else 15 min)."""
 
     key = "pushdown"
@@ -96,19 +96,10 @@ class PushdownEngine:
         return None
 
     # --- the run ------------------------------------------------------------------------------
-    def run(
-        self,
-        spec: JobSpec | dict[str, Any],
-        secrets: Mapping[str, str] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
-        from dq_engine.passes.run import new_context, run_checks
+    def run_job(self, job: JobSpec, secrets: Mapping[str, str], cancel: threading.Event) -> dict[str, Any]:
         from dq_engine.pushdown.backend import PushdownBackend
 
-        job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
-        planning.validate(job)
-        backend = PushdownBackend(job, secrets or {}, self._timeout(job))
-        return run_checks(new_context(job, backend, secrets, cancel))
+        return run_checks(new_context(job, PushdownBackend(job, secrets, self._timeout(job)), secrets, cancel))
 
     def _timeout(self, spec: JobSpec) -> int:
         from_spec = spec.limits.statement_timeout_seconds

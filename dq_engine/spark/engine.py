@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dq_engine import plan as planning
+from dq_engine.passes.run import SkeletonEngine, new_context, run_checks
 from dq_engine.spark.messages import quiet_pyspark_error_logs
 from dq_engine.spark.scheduling import job_group
 from dq_engine.spec import FileSource, JdbcSource, JobSpec
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-class SparkEngine:
+class SparkEngine(SkeletonEngine):
     """- `spark`: a SparkSession, or a zero-argument callable returning one, called only when a run
       needs it (a worker starts Spark only for a batch that needs it); None takes the process's
       active session, or builds one with the engine's defaults (dq_engine.spark.session).
@@ -60,31 +61,14 @@ class SparkEngine:
             self._spark = self._spark()
         return self._spark
 
-    def run(
-        self,
-        spec: JobSpec | dict[str, Any],
-        secrets: Mapping[str, str] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
-        """Run every check of the spec and return the result document (see dq_engine.result).
-
-        - `secrets`: password values by the names the spec's JDBC sources give (`password_secret`);
-          the CLI passes os.environ. Nothing from it is logged or copied into the result.
-        - `cancel`: once set, the run's Spark jobs are cancelled, no further pass starts, and every
-          check not finished by then ends `error` ("The run was cancelled ...").
-
-        Raises SpecError for a malformed spec; every other failure is reported inside the document.
-        """
-        from dq_engine.passes.run import new_context, run_checks
+    def run_job(self, job: JobSpec, secrets: Mapping[str, str], cancel: threading.Event) -> dict[str, Any]:
         from dq_engine.spark.backend import SparkBackend
 
-        job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
-        planning.validate(job)
         spark = self.spark
         group = self.job_group or f"dq-engine-{_slug(job.run_id)}-{uuid.uuid4().hex[:8]}"
         plans = planning.make_plan(job)
         with quiet_pyspark_error_logs(), job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs:
-            backend = SparkBackend(job, spark, secrets or {}, plans, group, count_jobs)
+            backend = SparkBackend(job, spark, secrets, plans, group, count_jobs)
             run = new_context(job, backend, secrets, cancel, plans)
             return run_checks(run, spark_application_id=spark.sparkContext.applicationId)
 

@@ -46,12 +46,13 @@ def unforeseen(exc: BaseException, stage: str) -> str:
 
 
 # Exceptions whose text is written for the person who wrote the check: the engine's own (a refused
-# SQL, a rule set or a regex that does not parse, ...) and SQLGlot's (a construct it cannot render).
+# SQL, a rule set or a regex that does not parse, ...), SQLGlot's (a construct it cannot render),
+# and the file system's (a folder that cannot be written: "Permission denied: '/data/out'").
 _SAYING_MODULES = ("dq_engine.", "sqlglot.")
 
 
 def _says_it(exc: BaseException) -> bool:
-    return (type(exc).__module__ or "").startswith(_SAYING_MODULES)
+    return isinstance(exc, OSError) or (type(exc).__module__ or "").startswith(_SAYING_MODULES)
 
 
 class Recorder:

@@ -208,3 +208,24 @@ def test_a_run_returns_as_soon_as_its_work_is_done(request, monkeypatch, engine,
 
     assert document["checks"]["count"]["statistic"] == 7.0
     assert returned - finished_work[0] < 0.1  # the watcher polls every 0.2 s: it was not waited out
+
+
+def test_an_unforeseen_failure_while_selecting_an_engine_sends_the_batch_to_spark_saying_why(
+    monkeypatch, parquet_sources
+):
+    from dq_engine.duckdb.engine import DuckDBEngine
+    from dq_engine.selection import choose_engines
+    from dq_engine.spec import JobSpec
+
+    def planted(self, check_):
+        raise KeyError("b1")
+
+    monkeypatch.setattr(DuckDBEngine, "reason_cannot_check", planted)
+    spec = make_spec(parquet_sources, [check("nulls", "null_or_empty", column=EMAIL)])
+    for batch in spec["batches"].values():
+        batch["engine"] = "auto"
+
+    choices = choose_engines(JobSpec.from_dict(spec))
+
+    assert choices["b"].engine == "spark"
+    assert choices["b"].reason == "auto: duckdb could not tell whether it runs check 'check nulls'"

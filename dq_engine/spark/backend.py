@@ -9,16 +9,15 @@ time (scheduling.py); cancelling cancels the run's job group.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from dq_engine import errors
 from dq_engine.errors import CheckError
 from dq_engine.passes.backend import Found, Metric, Unit
-from dq_engine.plan import BatchPlan, MappingKey
+from dq_engine.plan import MappingKey
 from dq_engine.query_checks import one_value
 from dq_engine.spark.batches import Batches
 from dq_engine.spark.columns import field_ref, quote_identifier, resolve_column, row_metric, to_column
@@ -27,7 +26,7 @@ from dq_engine.spark.jvm import regex_hook
 from dq_engine.spark.key_groups import group_keys, keys_in_repeating_buckets
 from dq_engine.spark.messages import explain
 from dq_engine.spark.scheduling import run_units, without_partial_aggregation
-from dq_engine.spec import CheckSpec, JobSpec
+from dq_engine.spec import CheckSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_select
 from dq_engine.vocabulary import mapping_condition
 from dq_engine.vocabulary.metrics import compared_as_text
@@ -40,17 +39,8 @@ class SparkBackend:
     key = "spark"
     folds_sql = True
 
-    def __init__(
-        self,
-        spec: JobSpec,
-        spark: SparkSession,
-        secrets: Mapping[str, str],
-        plans: dict[str, BatchPlan],
-        group: str,
-        count_jobs: Callable[[], int],
-    ):
-        self.spark, self.group, self.count_jobs = spark, group, count_jobs
-        self.batches = Batches(spec, spark, secrets, plans, lambda exc: errors.describe(exc, explain=explain))
+    def __init__(self, spark: SparkSession, batches: Batches, group: str, count_jobs: Callable[[], int]):
+        self.spark, self.batches, self.group, self.count_jobs = spark, batches, group, count_jobs
 
     # --- batches -------------------------------------------------------------------------------
     def open(self, name: str) -> None:

@@ -63,12 +63,15 @@ class SparkEngine(SkeletonEngine):
 
     def run_job(self, job: JobSpec, secrets: Mapping[str, str], cancel: threading.Event) -> dict[str, Any]:
         from dq_engine.spark.backend import SparkBackend
+        from dq_engine.spark.batches import Batches
+        from dq_engine.spark.messages import describe
 
         spark = self.spark
         group = self.job_group or f"dq-engine-{_slug(job.run_id)}-{uuid.uuid4().hex[:8]}"
         plans = planning.make_plan(job)
         with quiet_pyspark_error_logs(), job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs:
-            backend = SparkBackend(job, spark, secrets, plans, group, count_jobs)
+            batches = Batches(job, spark, secrets, plans, describe)
+            backend = SparkBackend(spark, batches, group, count_jobs)
             run = new_context(job, backend, secrets, cancel, plans)
             return run_checks(run, spark_application_id=spark.sparkContext.applicationId)
 

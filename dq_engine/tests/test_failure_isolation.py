@@ -192,6 +192,7 @@ def test_an_unforeseen_failure_while_recording_a_value_errors_only_its_check(req
 def test_a_run_returns_as_soon_as_its_work_is_done(request, monkeypatch, engine, store):
     """The cancel watcher is released by an Event when the work ends: no poll is left to sleep."""
     import dq_engine
+    from dq_engine.passes import run as skeleton
     from dq_engine.recorder import Recorder
 
     finished_work: list[float] = []
@@ -202,12 +203,13 @@ def test_a_run_returns_as_soon_as_its_work_is_done(request, monkeypatch, engine,
         finished_work.append(time.monotonic())
 
     monkeypatch.setattr(Recorder, "finish", finish)
+    monkeypatch.setattr(skeleton, "CANCEL_POLL_SECONDS", 5.0)  # a watcher waited out would cost seconds
 
     document = dq_engine.run(_spec(request, engine, store, [check("count", "row_count")]), cancel=threading.Event())
     returned = time.monotonic()
 
     assert document["checks"]["count"]["statistic"] == 7.0
-    assert returned - finished_work[0] < 0.1  # the watcher polls every 0.2 s: it was not waited out
+    assert returned - finished_work[0] < 1.0  # the watcher polls every 5 s here: it was not waited out
 
 
 def test_an_unforeseen_failure_while_selecting_an_engine_sends_the_batch_to_spark_saying_why(

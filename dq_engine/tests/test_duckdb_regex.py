@@ -12,8 +12,8 @@ import random
 import duckdb
 import pytest
 
-from dq_engine.duckdb.regex import java_to_re2
 from dq_engine import fast_regex
+from dq_engine.duckdb.regex import java_to_re2
 from dq_engine.tests.test_fast_regex import REFUSED, STRINGS, SUPPORTED, _random_pattern, _random_string
 
 

@@ -34,7 +34,7 @@ def ci_sources(mariadb_sources):
         )
         cur.executemany(f"INSERT INTO {SCHEMA}.words VALUES (%s, %s)", list(enumerate(WORDS)))
         cur.execute(f"CREATE TABLE {SCHEMA}.targets (k VARCHAR(20)) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci")
-        cur.executemany(f"INSERT INTO {SCHEMA}.targets VALUES (%s)", TARGETS)
+        cur.executemany(f"INSERT INTO {SCHEMA}.targets VALUES (%s)", [(k,) for k in TARGETS])
         cur.execute(f"CREATE TABLE {SCHEMA}.numbers (n INT, d DECIMAL(10,2), flag BOOLEAN)")
         cur.executemany(f"INSERT INTO {SCHEMA}.numbers VALUES (%s, %s, %s)", NUMBERS)
     jdbc = {k: v for k, v in mariadb_sources["orders"].items() if k != "table"}
@@ -44,8 +44,9 @@ def ci_sources(mariadb_sources):
     conn.close()
 
 
-def _spec(sources: dict, table: str, checks: list[dict], filter_: str | None = None) -> dict:
+def _spec(sources: dict, table: str, checks: list[dict], filter_: str | None = None, **extra) -> dict:
     return {
+        **extra,
         "run_id": "mariadb-exact",
         "sources": {"s": sources[table], "t": sources["targets"]},
         "batches": {
@@ -56,10 +57,10 @@ def _spec(sources: dict, table: str, checks: list[dict], filter_: str | None = N
     }
 
 
-def _run(sources: dict, table: str, checks: list[dict], filter_: str | None = None) -> dict:
+def _run(sources: dict, table: str, checks: list[dict], filter_: str | None = None, **extra) -> dict:
     import dq_engine
 
-    return dq_engine.run(_spec(sources, table, checks, filter_))["checks"]
+    return dq_engine.run(_spec(sources, table, checks, filter_, **extra))["checks"]
 
 
 def _reason(sources: dict, table: str, checks: list[dict]) -> str | None:
@@ -198,3 +199,22 @@ def test_an_average_or_range_of_a_boolean_column_errors_as_on_spark(ci_sources):
         assert "holds boolean values" in outcomes[cid]["message"], outcomes[cid]["message"]
         assert "Pushdown refused" not in outcomes[cid]["message"]  # the answer, not a refusal: Spark gives it too
     assert (outcomes["nulls_flag"]["status"], outcomes["nulls_flag"]["statistic"]) == ("ok", 0)
+
+
+def test_the_error_rows_of_duplicates_and_unmatched_keys_are_the_exact_ones(ci_sources, tmp_path):
+    import pyarrow.dataset as ds
+
+    mappings = [{"source": "w", "operator": "=", "target": "k"}]
+    checks = [
+        check("dups", "duplicate_values", column="w", error_rows=True),
+        check("acc", "unmatched_rows", target="t", mappings=mappings, error_rows=True),
+    ]
+    outcomes = _run(ci_sources, "words", checks, error_rows={"root": str(tmp_path), "limit": 100})
+
+    def written(check_id: str) -> list:
+        rows = ds.dataset(outcomes[check_id]["error_rows_path"], format="parquet", ignore_prefixes=[".", "_"])
+        return sorted(rows.to_table().column("w").to_pylist(), key=repr)
+
+    counts = Counter(VALUES)
+    assert written("dups") == sorted((w for w in VALUES if counts[w] > 1), key=repr)
+    assert written("acc") == sorted((w for w in WORDS if w not in TARGETS), key=repr)

@@ -1,6 +1,6 @@
 """Pushdown against Spark on the same table: the bench's orders loaded into PostgreSQL, the
 row-level set computed by PostgreSQL itself (the pushdown engine) and by the Spark engine reading
-the table through JDBC (partitioned by `order_id`, which an index leads: dq_engine/spark/partitions.py).
+the table through JDBC (partitioned by `order_id`, which an index leads: dq_engine/databases/partitions.py).
 
 `pushdown_speedup` = Spark engine's time ÷ pushdown's time, each the minimum of the repeats. Both
 ways' statistics must equal the counts the generator planted, or the run fails.

@@ -10,6 +10,7 @@ that ran it. A batch whose engine says it cannot read the source is an error for
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -23,6 +24,8 @@ from dq_engine.spec import AUTO_ENGINE, JobSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+logger = logging.getLogger(__name__)
 
 # The engine that runs a check whose two batches belong to different engines (it reads every source).
 CROSS_ENGINE = "spark"
@@ -92,7 +95,11 @@ def fall_back_where_refused(
             continue
         engine = make_engine(batch.engine, **resources)
         ask = getattr(engine, "reason_cannot_run", None)
-        reason = ask(spec, name, secrets) if ask else None
+        try:
+            reason = ask(spec, name, secrets) if ask else None
+        except Exception:  # noqa: BLE001 - a fault in the engine's answer: the batch moves where it is read
+            logger.exception("Engine %s could not say whether it runs batch %s", batch.engine, name)
+            reason = f"{batch.engine} could not tell whether it runs the checks of batch {name}"
         if reason:
             batches[name] = replace(batch, engine=batch.fallback)
             moved[name] = (

@@ -22,12 +22,15 @@ naming `engine`), `dq_engine.run` for batches whose engine is "auto".
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from dq_engine.engines import ENGINES, make_engine
 from dq_engine.spec import FileSource, JdbcSource, JobSpec
+
+logger = logging.getLogger(__name__)
 
 AUTO = "auto"
 CHOICES = (AUTO, *ENGINES)
@@ -169,7 +172,11 @@ class _Engines:
         if hasattr(engine, "reason_cannot_check"):
             for check in spec.checks:
                 if name in (check.batch, check.target_batch):
-                    reason = engine.reason_cannot_check(check)
+                    try:
+                        reason = engine.reason_cannot_check(check)
+                    except Exception:  # noqa: BLE001 - a fault in the engine's answer: not its check
+                        logger.exception("Engine %s could not say whether it runs check %s", key, check.name)
+                        reason = f"{key} could not tell whether it runs check {check.name!r}"
                     if reason:
                         return _clause(reason)
         return None

@@ -326,7 +326,7 @@ DQ_SPARK_JARS = _env(
     default=["/usr/share/java/postgresql.jar", "/usr/share/java/mariadb-java-client.jar"],
 )
 # Spark reads a database table in this many ranges of its numeric key, over as many connections
-# (dq_engine/spark/partitions.py); 1 reads it in one.
+# (dq_engine/databases/partitions.py); 1 reads it in one.
 DQ_SPARK_JDBC_PARTITIONS = _env("int", "DQ_SPARK_JDBC_PARTITIONS", default=4)
 DQ_ERROR_DATA_ROOT = Path(_env("str", "DQ_ERROR_DATA_ROOT", default=str(VAR_DIR / "error-data")))
 DQ_ERROR_ROWS_LIMIT = _env("int", "DQ_ERROR_ROWS_LIMIT", default=1000)

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pymysql
 
+from dq_engine.databases import kind_named
+
 from .base import (
     Column,
     ConnectorError,
@@ -14,7 +16,8 @@ from .base import (
     split_table,
 )
 
-DEFAULT_PORT = 3306
+KIND = kind_named("mysql")  # the engine's plug-in for this database: its port, its Spark driver
+DEFAULT_PORT = KIND.default_port
 # Options a user may pass through to the driver; anything else is refused rather than ignored.
 DRIVER_OPTIONS = {"charset", "ssl_disabled"}
 
@@ -100,9 +103,7 @@ class MySQLConnector:
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
         conn = connection(self.ds)
-        return jdbc_source(
-            self.ds, conn, jdbc_url(conn), "org.mariadb.jdbc.Driver", table, secrets, jdbc_properties(conn)
-        )
+        return jdbc_source(self.ds, conn, jdbc_url(conn), KIND.spark_driver, table, secrets, jdbc_properties(conn))
 
 
 def _text(exc: Exception) -> str:

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import psycopg
 
+from dq_engine.databases import kind_named
+
 from .base import (
     Column,
     ConnectorError,
@@ -14,7 +16,8 @@ from .base import (
     split_table,
 )
 
-DEFAULT_PORT = 5432
+KIND = kind_named("postgres")  # the engine's plug-in for this database: its port, its Spark driver
+DEFAULT_PORT = KIND.default_port
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
 # Options a user may pass through to libpq; anything else is refused rather than ignored.
 LIBPQ_OPTIONS = {"sslmode", "sslrootcert", "application_name", "options", "target_session_attrs"}
@@ -111,6 +114,4 @@ class PostgresConnector:
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:
         conn = connection(self.ds)
-        return jdbc_source(
-            self.ds, conn, jdbc_url(conn), "org.postgresql.Driver", table, secrets, jdbc_properties(conn)
-        )
+        return jdbc_source(self.ds, conn, jdbc_url(conn), KIND.spark_driver, table, secrets, jdbc_properties(conn))

@@ -4,20 +4,20 @@ its columns as the vocabulary sees them.
 
 A sampled batch, or one limited to its first rows (a preview), is materialised as a temp table,
 so every pass sees the same rows. A batch that cannot be read, filtered or sampled is an error for
-every check on it.
+every check on it (`open` raises BatchError saying why).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from dq_engine.duckdb import readers
-from dq_engine.duckdb.outcomes import DuckDBOutcomes
 from dq_engine.duckdb.sql import NotPortable, filter_sql
 from dq_engine.errors import BatchError, CheckError
-from dq_engine.spec import CheckSpec, JobSpec
+from dq_engine.spec import JobSpec
 from dq_engine.sql_safety import UnsafeSQL
 from dq_engine.vocabulary import ColumnRef
 from dq_engine.vocabulary.expressions import BINARY, BOOLEAN, DATE, NUMERIC, OTHER, STRING, TIMESTAMP
@@ -35,42 +35,39 @@ def quote(name: str) -> str:
 
 
 class Batches:
-    def __init__(self, spec: JobSpec, con: duckdb.DuckDBPyConnection, outcomes: DuckDBOutcomes):
-        self.spec, self.con, self.outcomes = spec, con, outcomes
+    def __init__(self, spec: JobSpec, con: duckdb.DuckDBPyConnection, say: Callable[[BaseException], str]):
+        self.spec, self.con, self.say = spec, con, say
         self.views: dict[str, str] = {}
         self.columns: dict[str, list[tuple[str, str]]] = {}  # batch -> [(name, DuckDB type)]
-        self.errors: dict[str, str] = {}
-        self.rows: dict[str, int | None] = {}
 
     def open(self, name: str) -> None:
+        """The batch as a temp view; BatchError saying why it cannot be read, filtered or sampled."""
         batch = self.spec.batches[name]
         source = self.spec.sources[batch.source]
-        say = self.outcomes.say
+        say = self.say
         view = f"dq_batch_{len(self.views)}"
         try:
             reading = readers.table_function(source, self.con)
             raw = self.con.sql(f"SELECT * FROM {reading}").columns  # binds: the files and their schema
         except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
-            self.errors[name] = f"Batch {name} could not be read ({source.format} dataset {source.path}): {say(exc)}"
-            return
+            raise BatchError(
+                f"Batch {name} could not be read ({source.format} dataset {source.path}): {say(exc)}"
+            ) from None
         query = f"SELECT * FROM {reading}"
         if batch.filter:
             try:
                 query += f" WHERE {filter_sql(batch.filter, raw)}"
             except (UnsafeSQL, NotPortable) as exc:
-                self.errors[name] = f"The filter of batch {name} was refused: {say(exc)}"
-                return
+                raise BatchError(f"The filter of batch {name} was refused: {say(exc)}") from None
         fraction = batch.sample_fraction
         if fraction is not None and (
             isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction <= 1
         ):
-            self.errors[name] = f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
-            return
+            raise BatchError(f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}.") from None
         if batch.limit is not None and (
             isinstance(batch.limit, bool) or not isinstance(batch.limit, int) or batch.limit < 1
         ):
-            self.errors[name] = f"Batch {name}: limit must be a positive whole number; got {batch.limit!r}."
-            return
+            raise BatchError(f"Batch {name}: limit must be a positive whole number; got {batch.limit!r}.") from None
         sampled = fraction is not None and fraction < 1
         try:
             if sampled:
@@ -85,27 +82,9 @@ class Batches:
                 self.con.execute(f"CREATE TEMP VIEW {quote(view)} AS {query}")
             described = self.con.execute(f"DESCRIBE {quote(view)}").fetchall()
         except Exception as exc:  # noqa: BLE001 - DuckDB's binding of the filter
-            self.errors[name] = f"The filter of batch {name} cannot be applied: {say(exc)}"
-            return
+            raise BatchError(f"The filter of batch {name} cannot be applied: {say(exc)}") from None
         self.views[name] = view
         self.columns[name] = [(row[0], row[1]) for row in described]
-
-    def problem(self, check: CheckSpec) -> str | None:
-        if check.batch in self.errors:
-            return self.errors[check.batch]
-        if check.target_batch and check.target_batch in self.errors:
-            return f"Target batch: {self.errors[check.target_batch]}"
-        return None
-
-    def runnable(self, checks: list[CheckSpec]) -> list[CheckSpec]:
-        kept = []
-        for check in checks:
-            problem = self.problem(check)
-            if problem:
-                self.outcomes.fail(check, BatchError(problem))
-            else:
-                kept.append(check)
-        return kept
 
     def view(self, name: str) -> str:
         """The batch's view as a quoted identifier."""

@@ -1,15 +1,17 @@
 """The DuckDB engine behind `dq_engine.run` (dq_engine/engines.py): local Parquet, CSV and JSON
 files, embedded in the worker (no JVM), with the same answers as Spark.
 
-Flow per run (one in-memory DuckDB connection, closed at the end):
+A run is the one way of running checks (dq_engine/passes/) over DuckDB as its backend
+(backend.py), on one in-memory DuckDB connection closed at the end:
 1. each batch as a temp view (batches.py): its files, its filter rendered for DuckDB;
-2. per batch ONE aggregate query (aggregate_pass.py): row count, every conditional count and
-   aggregate, the custom SQL statistics that fold into it;
-3. one GROUP BY ... HAVING per uniqueness key (key_groups.py);
-4. one NOT EXISTS per accuracy mapping (accuracy.py);
-5. custom SQL / value comparison as written, translated to DuckDB (queries.py);
+2. per batch ONE aggregate query: row count, every conditional count and aggregate, the custom
+   SQL statistics that fold into it;
+3. one GROUP BY ... HAVING per uniqueness key;
+4. one NOT EXISTS per accuracy mapping;
+5. custom SQL / value comparison as written, translated to DuckDB (sql.py);
 each followed by its checks' error-row writes (DuckDB's COPY ... TO Parquet, error_rows.py).
-A failure is its check's error only (outcomes.py); cancelling interrupts the running query.
+A failure is its check's error only (dq_engine/recorder.py); cancelling interrupts the running
+query.
 
 `import dq_engine.duckdb.engine` does not import duckdb: `auto` selection asks this class what
 it can read in the web app too.
@@ -20,26 +22,23 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from dq_engine import plan as planning
 from dq_engine.duckdb import capability, readers
-from dq_engine.result import run_document, utc_now
+from dq_engine.passes.run import SkeletonEngine, new_context, run_checks
 from dq_engine.spec import Batch, CheckSpec, FileSource, JdbcSource, JobSpec
 
 if TYPE_CHECKING:
     import duckdb
 
-CANCEL_POLL_SECONDS = 0.2
 # The process's in-memory DuckDB databases (one per memory limit and thread count); each run
 # opens its own connection (a cursor) to one and closes it at the end. It holds no tables.
 _databases: dict[tuple[int, str | None, int | None], duckdb.DuckDBPyConnection] = {}
 _databases_lock = threading.Lock()
 
 
-class DuckDBEngine:
+class DuckDBEngine(SkeletonEngine):
     """- `duckdb_memory_limit`: DuckDB's memory_limit (e.g. "2GB"; default: env
       DQ_DUCKDB_MEMORY_LIMIT, else DuckDB's own, 80% of RAM); it spills to a temp directory beyond.
     - `duckdb_threads`: worker threads (default: DuckDB's, one per core)."""
@@ -62,46 +61,10 @@ class DuckDBEngine:
     def reason_cannot_filter(self, batch: Batch) -> str | None:
         return capability.reason_cannot_filter(batch)
 
-    def run(
-        self,
-        spec: JobSpec | dict[str, Any],
-        secrets: Mapping[str, str] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
-        from dq_engine.duckdb.accuracy import accuracy_checks
-        from dq_engine.duckdb.aggregate_pass import aggregate_pass
-        from dq_engine.duckdb.batches import Batches
-        from dq_engine.duckdb.context import DuckDBRun
-        from dq_engine.duckdb.key_groups import uniqueness_checks
-        from dq_engine.duckdb.outcomes import DuckDBOutcomes
-        from dq_engine.duckdb.queries import query_checks
+    def run_job(self, job: JobSpec, secrets: Mapping[str, str], cancel: threading.Event) -> dict[str, Any]:
+        from dq_engine.duckdb.backend import DuckDBBackend
 
-        job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
-        planning.validate(job)
-        cancel = cancel or threading.Event()
-        started_at = utc_now()
-        con = self.connect()
-        outcomes = DuckDBOutcomes(job, secrets or {}, cancel)
-        outcomes.con = con
-        batches = Batches(job, con, outcomes)
-        run = DuckDBRun(
-            spec=job, con=con, plans=planning.make_plan(job), batches=batches, outcomes=outcomes, cancel=cancel
-        )
-        try:
-            with interrupted_on(cancel, con):
-                for name in job.batches:
-                    if not cancel.is_set():
-                        batches.open(name)
-                for step in (aggregate_pass, uniqueness_checks, accuracy_checks, query_checks):
-                    for name in job.batches:
-                        if not cancel.is_set():
-                            step(run, name)
-            outcomes.finish(batches.problem)
-        finally:
-            con.close()
-        return run_document(
-            job, self.key, started_at, (batches.rows, batches.errors), outcomes.outcomes, {"batches": outcomes.stats}
-        )
+        return run_checks(new_context(job, DuckDBBackend(job, self.connect()), secrets, cancel))
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A connection of its own for this run (its temp views are its own, and go with it) to the
@@ -120,24 +83,3 @@ class DuckDBEngine:
                     config["threads"] = int(self.threads)
                 _databases[key] = duckdb.connect(":memory:", config=config)
             return _databases[key].cursor()
-
-
-@contextmanager
-def interrupted_on(cancel: threading.Event, con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """While the block runs, a thread interrupts the connection's query once `cancel` is set (and
-    again every CANCEL_POLL_SECONDS, for a query started after the first interrupt)."""
-    finished = threading.Event()
-
-    def watch() -> None:
-        # Waits on `finished`, so the run's end releases the watcher at once (no poll left to sleep).
-        while not finished.wait(CANCEL_POLL_SECONDS):
-            if cancel.is_set():
-                con.interrupt()
-
-    watcher = threading.Thread(target=watch, name="dq-duckdb-cancel", daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        finished.set()
-        watcher.join()

@@ -5,7 +5,7 @@ RLIKE). RE2 differs from Java in more than syntax: `.` excludes only `\\n` (Java
 excludes `\\r`, U+0085, U+2028, U+2029), `$` is the very end (Java's also matches before a final
 line terminator), `\\s` lacks `\\x0B`, and RE2 has no lookaround, backreferences, possessive or
 atomic groups. So the pattern is never passed on as written: it is parsed by the parser the Spark
-engine's automaton uses (dq_engine/spark/fast_regex.py, which accepts only patterns whose meaning
+engine's automaton uses (dq_engine/fast_regex.py, which accepts only patterns whose meaning
 it knows exactly, and refuses everything else) and written out again in RE2 syntax with every
 character class spelled out as explicit code-point ranges, and each anchor as what Java means by
 it. A pattern that parser refuses gets None: its batch goes to Spark (dq_engine/selection.py).
@@ -13,7 +13,7 @@ it. A pattern that parser refuses gets None: its batch goes to Spark (dq_engine/
 
 from __future__ import annotations
 
-from dq_engine.spark import fast_regex as fr
+from dq_engine import fast_regex as fr
 
 # The code points the automaton's OTHER symbol stands for: everything but ASCII and Java's three
 # non-ASCII line terminators.

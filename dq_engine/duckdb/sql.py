@@ -135,9 +135,23 @@ def render(tree: exp.Expression, what: str) -> str:
     """DuckDB SQL for a portable tree (identifiers quoted); NotPortable otherwise."""
     check_portable(tree, what)
     try:
-        return tree.sql(dialect=DIALECT, identify=True, comments=False, unsupported_level=ErrorLevel.RAISE)
+        return zero_over_no_rows(tree).sql(
+            dialect=DIALECT, identify=True, comments=False, unsupported_level=ErrorLevel.RAISE
+        )
     except SqlglotError as exc:
         raise NotPortable(f"The {what} does not translate to DuckDB SQL: {exc}")
+
+
+def zero_over_no_rows(tree: exp.Expression) -> exp.Expression:
+    """Every COUNT_IF(c) as COUNT(CASE WHEN c THEN 1 END): DuckDB's COUNT_IF over no rows is NULL,
+    Spark's (and every database's COUNT) 0."""
+    return tree.transform(
+        lambda node: (
+            exp.Count(this=exp.Case(ifs=[exp.If(this=node.this, true=exp.Literal.number(1))]))
+            if isinstance(node, exp.CountIf)
+            else node
+        )
+    )
 
 
 def filter_sql(text: str, columns: list[str] | None = None) -> str:

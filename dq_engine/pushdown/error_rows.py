@@ -24,8 +24,9 @@ from typing import Any
 
 from sqlglot import exp
 
+from dq_engine.databases import Column
 from dq_engine.error_store import CHECK_COLUMN
-from dq_engine.pushdown.catalog import Column
+from dq_engine.errors import CheckError
 from dq_engine.rowchecks.compile import DQ_COLUMN
 from dq_engine.vocabulary.expressions import BINARY, BOOLEAN, DATE, NUMERIC, STRING, TIMESTAMP
 
@@ -134,7 +135,7 @@ def _typed(values: list[Any], name: str, arrow_type: Any) -> Any:
     try:
         return pa.array(values, arrow_type)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        raise ValueError(f"Column {name}: a value does not fit {arrow_type} ({exc}).") from None
+        raise CheckError(f"Column {name}: a value does not fit {arrow_type} ({exc}).") from None
 
 
 def _booleans(values: list[Any]) -> list[Any]:

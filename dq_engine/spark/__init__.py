@@ -8,7 +8,8 @@
 - outcomes.py: each check's outcome, the plan's counters, error-row writes (error_rows.py);
   scheduling.py: passes run a few at a time, cancellation, session settings around a pass;
 - columns.py: the vocabulary's metrics on Spark (SQLGlot → Column, Spark's regex and datetime
-  hooks); jvm.py + fast_regex.py: the regexp automaton; readers.py, session.py, messages.py.
+  hooks); jvm.py: the regexp automaton (compiled by dq_engine/fast_regex.py); readers.py,
+  session.py, messages.py.
 
 Importing this package imports no PySpark; its modules import PySpark inside the functions that
 need it.

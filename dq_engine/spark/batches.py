@@ -3,7 +3,8 @@ temp views for SQL checks, and cleaned up after the run.
 
 The filter is parsed and re-rendered by sql_safety, never pasted. A JDBC batch that more than one
 pass will touch is cached (the database is read once); a file batch never is (plan.py says why).
-A batch that cannot be read, filtered or sampled is an error for every check on it.
+A batch that cannot be read, filtered or sampled is an error for every check on it (`open`
+raises BatchError saying why).
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from dq_engine.errors import BatchError
 from dq_engine.plan import BatchPlan
 from dq_engine.spark.jvm import regex_hook
-from dq_engine.spark.outcomes import Outcomes
 from dq_engine.spark.readers import describe_source, read_source
-from dq_engine.spec import CheckSpec, JobSpec
+from dq_engine.spec import JobSpec
 from dq_engine.sql_safety import UnsafeSQL, filter_to_spark_sql, parse_filter
 
 if TYPE_CHECKING:
@@ -39,41 +39,39 @@ class Batches:
         spark: SparkSession,
         secrets: Mapping[str, str],
         plans: dict[str, BatchPlan],
-        outcomes: Outcomes,
+        say: Callable[[BaseException], str],
     ):
-        self.spec, self.spark, self.secrets, self.plans, self.outcomes = spec, spark, secrets, plans, outcomes
+        self.spec, self.spark, self.secrets, self.plans, self.say = spec, spark, secrets, plans, say
         self.frames: dict[str, DataFrame] = {}
-        self.errors: dict[str, str] = {}
-        self.rows: dict[str, int | None] = {}
+        self.cached_batches: set[str] = set()
         self.views: dict[str, str] = {}
         self.cached: list[DataFrame] = []
         self.token = uuid.uuid4().hex[:10]
         self.lock = threading.Lock()  # temp views are named by concurrent passes
 
     def open(self, name: str) -> None:
+        """The batch as a DataFrame; BatchError saying why it cannot be read, filtered or sampled."""
         batch = self.spec.batches[name]
         source = self.spec.sources[batch.source]
-        say = self.outcomes.say
+        say = self.say
         try:
             frame = read_source(self.spark, source, self.secrets)
         except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
-            self.errors[name] = f"Batch {name} could not be read ({describe_source(source)}): {say(exc)}"
-            return
+            raise BatchError(f"Batch {name} could not be read ({describe_source(source)}): {say(exc)}") from None
         if batch.filter:
             try:
                 parsed = parse_filter(batch.filter, frame.columns)
                 frame = frame.where(filter_to_spark_sql(parsed, regex=regex_hook(self.spark)))
             except UnsafeSQL as exc:
-                self.errors[name] = f"The filter of batch {name} was refused: {say(exc)}"
-                return
+                raise BatchError(f"The filter of batch {name} was refused: {say(exc)}") from None
             except Exception as exc:  # noqa: BLE001 - Spark's analysis of the filter
-                self.errors[name] = f"The filter of batch {name} cannot be applied: {say(exc)}"
-                return
+                raise BatchError(f"The filter of batch {name} cannot be applied: {say(exc)}") from None
         if batch.sample_fraction is not None:
             fraction = batch.sample_fraction
             if isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction <= 1:
-                self.errors[name] = f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
-                return
+                raise BatchError(
+                    f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
+                ) from None
             if fraction < 1:
                 frame = frame.sample(fraction=float(fraction), seed=SAMPLE_SEED)
         if batch.limit is not None:  # a preview's sample: the first rows the source yields
@@ -83,27 +81,8 @@ class Batches:
 
             frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
             self.cached.append(frame)
-            self.outcomes.stats[name]["cached"] = True
+            self.cached_batches.add(name)
         self.frames[name] = frame
-
-    def problem(self, check: CheckSpec) -> str | None:
-        """Why a check cannot run because of its batches, or None."""
-        if check.batch in self.errors:
-            return self.errors[check.batch]
-        if check.target_batch and check.target_batch in self.errors:
-            return f"Target batch: {self.errors[check.target_batch]}"
-        return None
-
-    def runnable(self, checks: list[CheckSpec]) -> list[CheckSpec]:
-        """The checks whose batches are fine; the others get their batch's error."""
-        kept = []
-        for check in checks:
-            problem = self.problem(check)
-            if problem:
-                self.outcomes.fail(check, BatchError(problem))
-            else:
-                kept.append(check)
-        return kept
 
     def view(self, batch: str) -> str:
         """The temp view a SQL check reads the batch through (made on first use)."""

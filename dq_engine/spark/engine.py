@@ -1,8 +1,9 @@
 """The Spark engine behind `dq_engine.run` (dq_engine/engines.py): every source kind, on a local
 SparkSession or a cluster.
 
-The caller owns the SparkSession; the engine only caches its batches and names temp views for the
-length of the run, and removes them before returning.
+A run is the one way of running checks (dq_engine/passes/) over Spark as its backend
+(backend.py). The caller owns the SparkSession; the engine only caches its batches and names temp
+views for the length of the run, and removes them before returning.
 """
 
 from __future__ import annotations
@@ -14,17 +15,16 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dq_engine import plan as planning
-from dq_engine.result import run_document, utc_now
-from dq_engine.spark.execution import execute, prepare
+from dq_engine.passes.run import SkeletonEngine, new_context, run_checks
 from dq_engine.spark.messages import quiet_pyspark_error_logs
-from dq_engine.spark.scheduling import cancel_watcher, job_group
+from dq_engine.spark.scheduling import job_group
 from dq_engine.spec import FileSource, JdbcSource, JobSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-class SparkEngine:
+class SparkEngine(SkeletonEngine):
     """- `spark`: a SparkSession, or a zero-argument callable returning one, called only when a run
       needs it (a worker starts Spark only for a batch that needs it); None takes the process's
       active session, or builds one with the engine's defaults (dq_engine.spark.session).
@@ -61,42 +61,19 @@ class SparkEngine:
             self._spark = self._spark()
         return self._spark
 
-    def run(
-        self,
-        spec: JobSpec | dict[str, Any],
-        secrets: Mapping[str, str] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
-        """Run every check of the spec and return the result document (see dq_engine.result).
+    def run_job(self, job: JobSpec, secrets: Mapping[str, str], cancel: threading.Event) -> dict[str, Any]:
+        from dq_engine.spark.backend import SparkBackend
+        from dq_engine.spark.batches import Batches
+        from dq_engine.spark.messages import describe
 
-        - `secrets`: password values by the names the spec's JDBC sources give (`password_secret`);
-          the CLI passes os.environ. Nothing from it is logged or copied into the result.
-        - `cancel`: once set, the run's Spark jobs are cancelled, no further pass starts, and every
-          check not finished by then ends `error` ("The run was cancelled ...").
-
-        Raises SpecError for a malformed spec; every other failure is reported inside the document.
-        """
-        job = spec if isinstance(spec, JobSpec) else JobSpec.from_dict(spec)
-        planning.validate(job)
         spark = self.spark
-        started_at = utc_now()
         group = self.job_group or f"dq-engine-{_slug(job.run_id)}-{uuid.uuid4().hex[:8]}"
-        run = prepare(job, spark, secrets or {}, cancel or threading.Event())
-        with (
-            quiet_pyspark_error_logs(),
-            job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs,
-            cancel_watcher(spark, group, run.cancel),
-        ):
-            execute(run)
-        return run_document(
-            job,
-            self.key,
-            started_at,
-            (run.batches.rows, run.batches.errors),
-            run.outcomes.outcomes,
-            {"batches": run.outcomes.stats, "spark_jobs": count_jobs(), "job_group": group},
-            spark_application_id=spark.sparkContext.applicationId,
-        )
+        plans = planning.make_plan(job)
+        with quiet_pyspark_error_logs(), job_group(spark, group, f"dq-engine run {job.run_id}") as count_jobs:
+            batches = Batches(job, spark, secrets, plans, describe)
+            backend = SparkBackend(spark, batches, group, count_jobs)
+            run = new_context(job, backend, secrets, cancel, plans)
+            return run_checks(run, spark_application_id=spark.sparkContext.applicationId)
 
 
 def _slug(value: Any) -> str:

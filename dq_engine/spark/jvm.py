@@ -1,7 +1,7 @@
 """The Spark engine's own JVM functions (sources in dq_engine/jvm/src/, built by scripts/build-jvm.sh).
 
 - `dq_rlike(text, pattern, automaton)`: RLIKE answered by a precompiled automaton on the UTF-8 bytes
-  (dq_engine/spark/fast_regex.py says which patterns and why), in time linear in the value;
+  (dq_engine/fast_regex.py says which patterns and why), in time linear in the value;
 - `dq_rlike_guarded(text, pattern)`, `dq_regexp_extract(text, pattern, group)`,
   `dq_regexp_replace(text, pattern, replacement)`: Java's regex under a step budget (GuardedRegex.java)
   for everything else, so that catastrophic backtracking ends the check `error` instead of stalling
@@ -71,7 +71,7 @@ def regex_find(spark: SparkSession, text: exp.Expression, pattern: str) -> exp.E
     `dq_rlike(text, pattern, automaton)` when the automaton answers the pattern, else
     `dq_rlike_guarded(text, pattern)`. The pattern and the automaton are string literals (the renderer
     quotes them). Raises CheckError for a pattern Java's regex engine refuses, or without the jar."""
-    from dq_engine.spark.fast_regex import compile_find
+    from dq_engine.fast_regex import compile_find
 
     check_java_regex(spark, pattern)
     _require_functions(spark)

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from dq_engine.databases import kind_for_url
 from dq_engine.errors import BatchError
 from dq_engine.identifiers import split_identifier
 from dq_engine.spec import FileSource, JdbcSource
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 logger = logging.getLogger(__name__)
-
-# Seconds (PostgreSQL driver) / milliseconds (MariaDB driver) before an unreachable server fails.
-CONNECT_TIMEOUT_SECONDS = 10
 
 # Options the spec may not override: they decide what is read and as whom, or run statements
 # on the database (the engine only ever reads the one table the check names).
@@ -49,7 +47,7 @@ def read_source(
 
 def read_jdbc(spark: SparkSession, source: JdbcSource, secrets: Mapping[str, str]) -> DataFrame:
     """A JDBC read, partitioned by the table's numeric key when it has one (partitions.py)."""
-    from dq_engine.spark.partitions import DEFAULT_PARTITIONS, partition_options
+    from dq_engine.databases.partitions import DEFAULT_PARTITIONS, partition_options
 
     reader = spark.read.format("jdbc")
     options = jdbc_options(source, secrets)
@@ -79,19 +77,10 @@ def jdbc_options(source: JdbcSource, secrets: Mapping[str, str]) -> dict[str, st
 
 
 def spark_jdbc_url(url: str) -> str:
-    """The URL handed to Spark: `jdbc:mariadb:` becomes `jdbc:mysql:` so Spark picks its MySQL dialect.
-
-    Spark 4 has no MariaDB dialect; under its generic one, pushed-down filters and column lists
-    quote identifiers with double quotes, which MariaDB reads as string literals ('"order_id"' is
-    the text order_id: "Out of range value for column 'order_id'"). The MariaDB driver accepts the
-    mysql scheme (Connector/J 3 only with `permitMysqlScheme` in the URL, which 2.x ignores).
-    """
-    if not url.lower().startswith("jdbc:mariadb:"):
-        return url
-    rewritten = "jdbc:mysql:" + url[len("jdbc:mariadb:") :]
-    if "permitmysqlscheme" in rewritten.lower():
-        return rewritten
-    return rewritten + ("&" if "?" in rewritten else "?") + "permitMysqlScheme=true"
+    """The URL handed to Spark, as the database's plug-in gives it (MariaDB's scheme becomes MySQL's,
+    so Spark picks its MySQL dialect: dq_engine/databases/mysql.py says why)."""
+    kind = kind_for_url(url)
+    return kind.spark_url(url) if kind is not None else url
 
 
 def jdbc_password(source: JdbcSource, secrets: Mapping[str, str]) -> str | None:
@@ -108,44 +97,28 @@ def jdbc_password(source: JdbcSource, secrets: Mapping[str, str]) -> str | None:
 
 
 def _timeout_defaults(url: str) -> dict[str, str]:
-    dialect = jdbc_dialect(url)
-    if dialect == "postgresql":
-        return {
-            "connectTimeout": str(CONNECT_TIMEOUT_SECONDS),
-            "loginTimeout": str(CONNECT_TIMEOUT_SECONDS),
-            "fetchsize": "1000",
-        }
-    if dialect == "mysql":
-        return {"connectTimeout": str(CONNECT_TIMEOUT_SECONDS * 1000)}
-    return {}
+    kind = kind_for_url(url)
+    return kind.spark_options() if kind is not None else {}
 
 
-def jdbc_dialect(url: str) -> str:
-    """'postgresql', 'mysql' (MySQL and MariaDB), 'sqlserver' or 'ansi' from a JDBC URL."""
-    lowered = url.lower()
-    if lowered.startswith("jdbc:postgresql:"):
-        return "postgresql"
-    if lowered.startswith(("jdbc:mysql:", "jdbc:mariadb:")):
-        return "mysql"
-    if lowered.startswith(("jdbc:sqlserver:", "jdbc:jtds:")):
-        return "sqlserver"
-    return "ansi"
+# How databases no plug-in knows quote a name: SQL Server with brackets, the rest as ANSI SQL.
+_OTHER_QUOTES = {("jdbc:sqlserver:", "jdbc:jtds:"): ("[", "]")}
 
 
 def quote_table(url: str, table: str) -> str:
-    """Quote a `schema.table` (PostgreSQL) or `database.table` (MySQL) name for the URL's dialect.
+    """Quote a `schema.table` (PostgreSQL) or `database.table` (MySQL) name for the URL's database.
 
     Spark pastes `dbtable` into `SELECT ... FROM <dbtable>`, so each part is quoted with embedded
     quote characters doubled: a name can never end the identifier early. Parts may already be
     quoted by the user ("My Schema".orders); they are unquoted first, then quoted again.
     """
     parts = split_identifier(table)
-    dialect = jdbc_dialect(url)
-    if dialect == "mysql":
-        return ".".join("`" + part.replace("`", "``") + "`" for part in parts)
-    if dialect == "sqlserver":
-        return ".".join("[" + part.replace("]", "]]") + "]" for part in parts)
-    return ".".join('"' + part.replace('"', '""') + '"' for part in parts)
+    kind = kind_for_url(url)
+    opening = closing = kind.identifier_quote if kind is not None else '"'
+    for prefixes, (first, last) in _OTHER_QUOTES.items():
+        if kind is None and url.lower().startswith(prefixes):
+            opening, closing = first, last
+    return ".".join(opening + part.replace(closing, closing * 2) + closing for part in parts)
 
 
 def read_files(spark: SparkSession, source: FileSource) -> DataFrame:

@@ -1,5 +1,6 @@
-"""When the Spark engine's passes run: a few at a time, tagged with the run's job group, stopped on
-cancel, and with the session settings a pass needs set only around it."""
+"""When the Spark engine's passes run: a few at a time, tagged with the run's job group (which the
+one cancel watcher, dq_engine/passes/run.py, cancels), and with the session settings a pass needs
+set only around it."""
 
 from __future__ import annotations
 
@@ -16,9 +17,6 @@ logger = logging.getLogger(__name__)
 
 # Passes (Spark jobs) run at the same time within one run; 1 runs them one after another.
 CONCURRENT_PASSES = 3
-
-# How often the cancel watcher looks at the run's cancel event (seconds).
-CANCEL_POLL_SECONDS = 0.2
 
 # Spark 4's switch for a single Complete-mode aggregation after the shuffle, without the pre-shuffle
 # partial one. A uniqueness group-by is over a key expected to be (nearly) unique, where partial
@@ -80,29 +78,6 @@ def job_group(spark: SparkSession, group: str, description: str) -> Iterator[Cal
     finally:
         for key, value in previous.items():
             context.setLocalProperty(key, value)  # None removes the property
-
-
-@contextmanager
-def cancel_watcher(spark: SparkSession, group: str, cancel: threading.Event) -> Iterator[None]:
-    """While the run lasts, a thread waits for `cancel`; from then on it cancels the run's job group
-    (the passes' threads inherit it) every CANCEL_POLL_SECONDS, so a job that was still being
-    planned when the run was cancelled is stopped as soon as it starts. Only this run's jobs stop
-    (not `cancelAllJobs`): the session may serve other callers."""
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.is_set():
-            if cancel.wait(CANCEL_POLL_SECONDS) and not finished.is_set():
-                spark.sparkContext.cancelJobGroup(group)
-                finished.wait(CANCEL_POLL_SECONDS)
-
-    watcher = threading.Thread(target=watch, name="dq-engine-cancel", daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        finished.set()
-        watcher.join()
 
 
 @contextmanager

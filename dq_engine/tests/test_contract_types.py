@@ -1,5 +1,5 @@
 """Schema contracts check a database column's type as Spark's JDBC reader types it, on Spark and
-pushed down alike (dq_engine/pushdown/catalog.py `spark_ref`): PostgreSQL's uuid and jsonb are
+pushed down alike (dq_engine/databases/base.py `spark_ref`): PostgreSQL's uuid and jsonb are
 strings, MariaDB's tinyint(1) and bit(1) booleans, year a date, bigint unsigned a decimal(20,0).
 A row rule comparing such a column is left to Spark, and the cleansed output stores its values as
 Spark does."""

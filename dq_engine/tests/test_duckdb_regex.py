@@ -1,7 +1,7 @@
 """Java regexes on DuckDB: the RE2 pattern java_to_re2 writes gives Java's `find()` answer for
 every string, and anything it cannot vouch for is refused (its batch goes to Spark).
 
-The oracle is the Spark engine's automaton (dq_engine/spark/fast_regex.py), which
+The oracle is the shared automaton (dq_engine/fast_regex.py), which
 test_fast_regex.py holds to RLIKE's answers in a real SparkSession over the same patterns and
 strings; here DuckDB's regexp_matches runs the translated patterns (no Spark needed)."""
 
@@ -12,8 +12,8 @@ import random
 import duckdb
 import pytest
 
+from dq_engine import fast_regex
 from dq_engine.duckdb.regex import java_to_re2
-from dq_engine.spark import fast_regex
 from dq_engine.tests.test_fast_regex import REFUSED, STRINGS, SUPPORTED, _random_pattern, _random_string
 
 

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from dq_engine.spark import fast_regex
+from dq_engine import fast_regex
 from dq_engine.spark.jvm import FUNCTIONS_JAR, ensure_functions
 
 EMAIL = r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$"

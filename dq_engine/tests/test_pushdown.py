@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import MYSQL, PG
+from conftest import PG
 from dq_engine.tests.conftest import SCHEMA, check, make_spec
 
 EMAIL = "customer_email"
@@ -101,26 +101,6 @@ def test_a_database_function_off_the_allow_list_never_reaches_the_database(pg_so
     assert outcome["status"] == "error" and "`pg_read_file` is not allowed" in outcome["message"]
 
 
-def test_a_case_insensitive_mariadb_column_is_refused_because_spark_compares_exactly(mariadb_sources):
-    import pymysql
-
-    conn = pymysql.connect(**MYSQL, autocommit=True, charset="utf8mb4")
-    with conn.cursor() as cur:
-        cur.execute(f"CREATE TABLE {SCHEMA}.ci (status VARCHAR(20) COLLATE utf8mb4_general_ci)")
-    try:
-        sources = {**mariadb_sources, "orders": {**mariadb_sources["orders"], "table": f"{SCHEMA}.ci"}}
-        checks = [check("enum", "not_in_list_or_null", column="status", values=["paid"])]
-        from dq_engine.spec import JobSpec
-
-        reason = _engine().reason_cannot_run(JobSpec.from_dict(_pushed(make_spec(sources, checks, filter=None))), "b")
-    finally:
-        with conn.cursor() as cur:
-            cur.execute(f"DROP TABLE {SCHEMA}.ci")
-        conn.close()
-
-    assert "case-insensitively" in reason and "utf8mb4_general_ci" in reason
-
-
 @pytest.mark.spark
 def test_on_postgresql_a_dot_matches_a_line_break_where_java_s_does_not(pg_sources, spark):
     """The documented difference (README, "Pushdown"): PostgreSQL's `.` matches a newline."""
@@ -183,7 +163,7 @@ def test_an_unreachable_database_errors_each_check_of_its_batch_with_the_reason_
 
 @pytest.mark.parametrize("fixture", ["pg_sources", "mariadb_sources"])
 def test_statements_run_read_only_under_the_statement_timeout(fixture, request):
-    from dq_engine.pushdown.connection import connect
+    from dq_engine.databases import connect
     from dq_engine.spec import JobSpec
 
     source = JobSpec.from_dict(make_spec(request.getfixturevalue(fixture), [])).sources["orders"]
@@ -230,38 +210,6 @@ def test_a_batch_auto_gave_to_pushdown_is_read_by_spark_when_pushdown_refuses_a_
     assert document["batches"]["b"]["engine"] == "spark"
     assert "pushdown cannot run a check of it" in document["batches"]["b"]["engine_reason"]
     assert "\\p{" in document["batches"]["b"]["engine_reason"]
-
-
-def test_a_rule_comparing_a_case_insensitive_mariadb_column_is_refused_naming_the_rule(mariadb_sources):
-    """Spark compares 'PAID' and 'paid' as different; a `_ci` collation would not. Rules that only
-    look at nullness, lengths or a regex (run with `(?-i)`) are pushed down on the same column."""
-    import pymysql
-
-    from dq_engine.rowchecks import expand
-    from dq_engine.spec import JobSpec
-
-    def rules(text: str) -> dict:
-        return {"id": "rr", "name": "rules", "batch": "b", "metric": {"kind": "row_rules", "rules": expand(text)}}
-
-    conn = pymysql.connect(**MYSQL, autocommit=True, charset="utf8mb4")
-    with conn.cursor() as cur:
-        cur.execute(f"CREATE TABLE {SCHEMA}.ci (status VARCHAR(20) COLLATE utf8mb4_general_ci)")
-    try:
-        sources = {**mariadb_sources, "orders": {**mariadb_sources["orders"], "table": f"{SCHEMA}.ci"}}
-
-        def reason(text: str) -> str | None:
-            spec = JobSpec.from_dict(_pushed(make_spec(sources, [rules(text)], filter=None)))
-            return _engine().reason_cannot_run(spec, "b")
-
-        compared = reason("checks:\n  - status ~= ^p\n  - type: chain\n    clause: any\n    checks: [status == paid]\n")
-        uncompared = reason("checks:\n  - status ~= ^p\n  - fn: maxLen\n    fields: [status]\n    args: [4]\n")
-    finally:
-        with conn.cursor() as cur:
-            cur.execute(f"DROP TABLE {SCHEMA}.ci")
-        conn.close()
-
-    assert compared is not None and "rule 'check-status-eq'" in compared and "utf8mb4_general_ci" in compared
-    assert uncompared is None
 
 
 def test_a_rule_ordering_text_compares_code_points_on_postgresql_whatever_the_column_s_collation(pg_sources, spark):

@@ -72,6 +72,25 @@ def test_a_run_may_pin_an_engine_and_one_that_cannot_read_a_batch_is_a_400_namin
     assert Run.objects.count() == 1
 
 
+def test_an_engine_named_for_a_run_that_cannot_run_a_check_is_a_400_naming_the_check_and_why(
+    cast, api_as, lake_check, regex_check
+):
+    client = api_as(cast.author)
+
+    refused = _start(client, [lake_check, regex_check], engine="duckdb")
+    auto = _start(client, [lake_check, regex_check])
+
+    assert refused.status_code == 400 and list(refused.json()["fields"]) == ["engine"]
+    (message,) = refused.json()["fields"]["engine"]
+    assert "Engine 'duckdb' cannot run" in message and "check 'java regex'" in message
+    assert "'^(?=p)[a-z]+$' needs Java's regex engine" in message
+    assert auto.status_code == 202
+    batch = auto.json()["batches"]["b1"]  # both checks read lake / orders: one batch
+    assert batch["engine"] == "spark"
+    assert batch["engine_reason"].startswith("auto: check 'java regex'")
+    assert Run.objects.count() == 1
+
+
 def test_a_datasource_pins_its_engine_and_a_pin_that_cannot_read_it_is_refused_on_save(cast, api_as, lake, lake_check):
     admin = api_as(cast.admin)
 

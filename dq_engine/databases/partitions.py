@@ -3,7 +3,7 @@
 Spark splits a JDBC read by `partitionColumn` between `lowerBound` and `upperBound` into
 `numPartitions` ranges (the first and last open-ended, so every row is read whatever the bounds).
 The column is the table's numeric key — its primary key, or an integer column an index leads
-with — found in the database's catalog (dq_engine/pushdown/catalog.py), and the bounds come from
+with — found in the database's catalog (its kind's catalog queries), and the bounds come from
 one `SELECT MIN(key), MAX(key)` over the indexed column. A table with no such key, or a catalog
 that cannot be read, is read in one partition as before. Options the source sets itself
 (`partitionColumn`, `numPartitions`) are kept; `numPartitions` alone sets the number of ranges.
@@ -35,10 +35,9 @@ def partition_options(source: JdbcSource, secrets: Mapping[str, str], default_pa
         partitions = default_partitions
     if partitions < 2:
         return {}
-    from dq_engine.pushdown.catalog import describe_table
-    from dq_engine.pushdown.connection import connect, dialect_of
+    from dq_engine.databases import connect, describe_table, kind_of
 
-    if dialect_of(source) is None:
+    if kind_of(source) is None:
         return {}
     try:
         db = connect(source, secrets, statement_timeout=60)
@@ -51,7 +50,7 @@ def partition_options(source: JdbcSource, secrets: Mapping[str, str], default_pa
             return {}
         key = exp.column(table.numeric_key, quoted=True)
         bounds = exp.select(exp.Min(this=key), exp.Max(this=key)).from_(table.relation)
-        low, high = db.rows(bounds.sql(dialect=db.where.dialect, identify=True))[0]
+        low, high = db.rows(bounds.sql(dialect=db.kind.name, identify=True))[0]
     except Exception as exc:  # noqa: BLE001 - one partition, as without a key
         logger.info("No partitioned read of %s: %s", source.table, db.say(exc))
         return {}

@@ -41,9 +41,11 @@ VERDICT = {
 }
 
 
-def checks(datasource: int) -> list[tuple[str, str, dict[str, Any]]]:
+def checks(
+    datasource: int, orders: str = "orders", customers: str = "customers"
+) -> list[tuple[str, str, dict[str, Any]]]:
     """14 checks of 10 templates over orders (and customers for accuracy): (name, template, params)."""
-    src = {"src_datasource_id": datasource, "src_table": "orders"}
+    src = {"src_datasource_id": datasource, "src_table": orders}
     return [
         ("emails present", "null_check", {**src, "src_field": "customer_email"}),
         ("ids present", "null_check", {**src, "src_field": "order_id"}),
@@ -81,7 +83,7 @@ def checks(datasource: int) -> list[tuple[str, str, dict[str, Any]]]:
             {
                 **src,
                 "target_datasource_id": datasource,
-                "target_table": "customers",
+                "target_table": customers,
                 "mapping_columns": [{"src_field": "customer_id", "operator": "=", "target_field": "customer_id"}],
             },
         ),

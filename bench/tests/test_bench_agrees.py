@@ -64,7 +64,25 @@ def test_pushdown_and_spark_through_jdbc_agree_with_the_planted_counts_on_postgr
         with psycopg.connect(**PG, autocommit=True) as conn:
             conn.execute(f"DROP TABLE IF EXISTS {pushdown.SCHEMA}.orders_{ROWS}")
 
-    assert set(figures) == {"pushdown_speedup"} and figures["pushdown_speedup"] > 0
+    assert set(figures) == {"pushdown_speedup", "pushdown_vs_hand"}
+    assert figures["pushdown_speedup"] > 0 and figures["pushdown_vs_hand"] > 0
+
+
+def test_the_hand_written_postgresql_query_finds_what_the_generator_planted(dataset, pg_server):
+    import psycopg
+
+    from bench import hand, pushdown
+    from conftest import PG
+
+    try:
+        table = pushdown.load_orders(dataset, log=lambda _: None)
+        values = hand.run_pg_hand(table, pushdown.pg_params())
+    finally:
+        with psycopg.connect(**PG, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {pushdown.SCHEMA}.orders_{ROWS}")
+
+    assert sorted(values) == sorted(c.id for c in row_level_checks())
+    assert run.mismatches(row_level_checks(), dataset.planted, pg_hand=values) == []
 
 
 def test_the_duckdb_engine_finds_what_the_generator_planted_on_the_same_files(dataset):
@@ -74,7 +92,40 @@ def test_the_duckdb_engine_finds_what_the_generator_planted_on_the_same_files(da
     assert run.mismatches(CHECKS, dataset.planted, embedded_full_set=embedded) == []
 
 
-def test_the_last_line_keeps_the_earlier_keys_and_adds_the_embedded_ratio():
-    line = run.last_line({"row_level": 1.04, "full_set": 2.5, "per_rule": 6.0, "embedded_full_set": 1.2})
+def test_the_hand_written_duckdb_sql_finds_what_the_generator_planted_on_the_same_files(dataset):
+    from bench import hand
 
-    assert line == "row_level=1.04 full_set=2.50 per_rule=6.00 embedded_full_set=1.20"
+    values = hand.run_duckdb_hand(dataset)
+
+    assert sorted(values) == sorted(c.id for c in CHECKS)
+    assert run.mismatches(CHECKS, dataset.planted, duckdb_hand=values) == []
+
+
+@pytest.mark.spark
+def test_the_benchmark_computes_every_way_and_the_duckdb_engine_against_its_hand_written_sql(spark, dataset):
+    # Raises when any way's statistics (the hand-written DuckDB SQL's among them) differ from the
+    # planted counts; the times themselves are not looked at.
+    ratios = run.benchmark(spark, dataset, repeat=1, log=lambda _: None)
+
+    ways = {"floor", "row_level", "full_set", "per_rule", "embedded_full_set", "duckdb_hand", "duckdb_vs_hand"}
+    assert set(ratios) == ways and all(value > 0 for value in ratios.values())
+
+
+def test_the_last_line_keeps_the_earlier_keys_and_adds_the_two_hand_written_ratios():
+    line = run.last_line(
+        {
+            "row_level": 1.04,
+            "full_set": 2.5,
+            "per_rule": 6.0,
+            "embedded_full_set": 1.2,
+            "pushdown_speedup": 1.9,
+            "duckdb_vs_hand": 1.05,
+            "pushdown_vs_hand": 1.01,
+            "duckdb_hand": 1.1,
+        }
+    )
+
+    assert line == (
+        "row_level=1.04 full_set=2.50 per_rule=6.00 embedded_full_set=1.20 pushdown_speedup=1.90 "
+        "duckdb_vs_hand=1.05 pushdown_vs_hand=1.01"
+    )

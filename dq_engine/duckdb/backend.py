@@ -20,16 +20,19 @@ from dq_engine.duckdb.error_rows import write_error_rows, write_marked_batch
 from dq_engine.duckdb.sql import DIALECT, DuckDBDialect, folded_sql, portable_query, select_sql, zero_over_no_rows
 from dq_engine.errors import CheckError
 from dq_engine.passes.backend import Found, Metric, Unit, run_in_order
-from dq_engine.plan import MappingKey
+from dq_engine.plan import MappingKey, mapping_key
 from dq_engine.query_checks import one_value
 from dq_engine.spec import CheckSpec, JobSpec
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
+from dq_engine.vocabulary.metrics import JOIN
 from dq_engine.vocabulary.expressions import ColumnRef
 
 if TYPE_CHECKING:
     import duckdb
 
 SOURCE, TARGET = "__dq_s", "__dq_t"
+BUCKET_BITS = 6  # 2**6 keys a bucket: one bit each in a UBIGINT
+_INTEGER_TYPES = exp.DataType.INTEGER_TYPES - {exp.DataType.Type.BIT}
 
 
 def sql_of(expression: exp.Expression) -> str:
@@ -99,12 +102,24 @@ class DuckDBBackend:
 
     def duplicates(self, name: str, column: str) -> Found:
         view, key = self.batches.view(name), quote(column)
-        duplicated = (
-            f"SELECT {key} AS __dq_key, count(*) AS __dq_n FROM {view} "
-            f"WHERE {key} IS NOT NULL GROUP BY {key} HAVING count(*) > 1"
-        )
+        duplicated = duplicated_sql(view, key, bucketed=self._bucketed(name, column))
         values, rows = self.con.execute(f"SELECT count(*), sum(__dq_n) FROM ({duplicated})").fetchone()
         return Found(values, rows, lambda: f"SELECT * FROM {view} WHERE {key} IN (SELECT __dq_key FROM ({duplicated}))")
+
+    def _bucketed(self, name: str, column: str) -> bool:
+        """Whether the key's duplicates go through the bucket pre-pass: an integer column that no
+        accuracy check on the batch maps alone (a foreign key repeats by nature, and the pre-pass
+        only slows a key most of whose buckets repeat)."""
+        ref = self.batches.column(name, column)
+        if ref.type is None or not ref.type.is_type(*_INTEGER_TYPES):
+            return False
+        for check in self.spec.checks:
+            if check.batch != name or METRIC_KINDS[check.metric.kind].computed_by != JOIN:
+                continue
+            mappings = mapping_key(check)
+            if len(mappings) == 1 and mappings[0][0].lower() == column.lower():
+                return False
+        return True
 
     def unmatched(self, name: str, target: str, mappings: MappingKey, check: CheckSpec) -> Found:
         """The source rows with no target row matching every pair (conditions from the vocabulary)."""
@@ -163,6 +178,25 @@ class DuckDBBackend:
 
     def close(self) -> None:
         self.con.close()
+
+
+def duplicated_sql(view: str, key: str, bucketed: bool = False) -> str:
+    """(__dq_key, __dq_n) for every non-NULL value of `key` (quoted) held by more than one row of
+    `view`, with its row count. `bucketed` (integer keys only): through a bucket pre-pass in the
+    same query, as on Spark — values grouped by key >> 6 (up to 64 keys a bucket), each bucket's
+    row count against the number of distinct keys in it, `bit_count(bit_or(1 << (key & 63)))`,
+    exact; only the rows of buckets where the two differ are grouped key by key. A near-unique key
+    (an id) then builds a hash table of buckets instead of one entry per row: at 20M rows with 0.1%
+    repeats, 3.0-3.6 s became 0.7-0.8 s (bench/README.md)."""
+    rows = f"{view} WHERE {key} IS NOT NULL"
+    if bucketed:
+        bucket, bit = f"({key} >> {BUCKET_BITS})", f"({key} & {2**BUCKET_BITS - 1})::UBIGINT"
+        repeating = (
+            f"SELECT {bucket} AS __dq_bucket FROM {rows} GROUP BY 1 "
+            f"HAVING count(*) > bit_count(bit_or(1::UBIGINT << {bit}))"
+        )
+        rows += f" AND {bucket} IN ({repeating})"
+    return f"SELECT {key} AS __dq_key, count(*) AS __dq_n FROM {rows} GROUP BY {key} HAVING count(*) > 1"
 
 
 def _qualified_by_source(node: exp.Expression) -> exp.Expression:

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from dq_engine.arrow_lists import pyarrow
 from dq_engine.databases import Column
 from dq_engine.error_store import CHECK_COLUMN
 from dq_engine.errors import CheckError
@@ -36,8 +37,9 @@ PART_FILE = "part-00000.parquet"
 def write_error_rows(
     path: str, names: list[str], rows: list[tuple], check_name: str, categories: dict[str, str]
 ) -> None:
-    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    pa = pyarrow()  # lists to arrays without pandas in the worker
 
     columns, fields = [], []
     for index, name in enumerate(names):
@@ -79,8 +81,9 @@ def write_marked_batch(
     """Every row of `chunks` (the batch with its marks) as Parquet in the new folder `path`, laid
     out as Spark writes it (a folder of part files). An existing folder is an error, so one run
     never overwrites another's output; a write that fails leaves no folder behind."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    pa = pyarrow()
 
     target = Path(path)
     if target.exists():

@@ -24,8 +24,8 @@ from dq_engine.plan import MappingKey, mapping_key
 from dq_engine.query_checks import one_value
 from dq_engine.spec import CheckSpec, JobSpec
 from dq_engine.vocabulary import METRIC_KINDS, mapping_condition, row_metric
-from dq_engine.vocabulary.metrics import JOIN
 from dq_engine.vocabulary.expressions import ColumnRef
+from dq_engine.vocabulary.metrics import JOIN
 
 if TYPE_CHECKING:
     import duckdb

@@ -14,11 +14,14 @@ import yaml
 from django.db import transaction
 
 from datasources.models import Datasource
+from dq_engine.safe_yaml import Limits, YamlError, safe_load
 
 from .models import Check, RuleTemplate
 from .params import ParamsInvalid, validate_params
 
 FORMAT_VERSION = 1
+# An export of a few thousand checks; the body limit (DQ_MAX_BODY_BYTES) applies before this.
+IMPORT_LIMITS = Limits(max_bytes=2_000_000, max_depth=16, max_nodes=200_000)
 DATASOURCE_FIELDS = {"src_datasource_id": "src_datasource", "target_datasource_id": "target_datasource"}
 
 
@@ -136,9 +139,9 @@ def _refuse_template_changes(prepared, existing: dict[str, Check]) -> None:
 
 def _parse(text: str) -> list[dict[str, Any]]:
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ImportInvalid({"yaml": [f"Not valid YAML: {exc}"]}) from None
+        data = safe_load(text, IMPORT_LIMITS)
+    except YamlError as exc:
+        raise ImportInvalid({"yaml": [exc.with_line()]}) from None
     if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
         raise ImportInvalid({"yaml": ["Expected a mapping with a `checks:` list (as produced by export)."]})
     if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:

@@ -12,6 +12,7 @@ from rest_framework.exceptions import APIException, NotFound, PermissionDenied, 
 from rest_framework.response import Response
 
 from datasources.models import Datasource
+from dq_platform.ids import as_id
 from executions.models import Result
 from rules.models import Check
 
@@ -104,8 +105,8 @@ def _filtered(batches, params):
     problems = {}
     raw = params.get("datasource", "").strip()
     if raw:
-        if raw.isdigit():
-            batches = batches.filter(datasource_id=int(raw))
+        if as_id(raw) is not None:
+            batches = batches.filter(datasource_id=as_id(raw))
         else:
             problems["datasource"] = ["A datasource id: a whole number."]
     if params.get("table"):
@@ -181,13 +182,13 @@ def table_view(request):
     params = request.query_params
     raw, table = params.get("datasource", "").strip(), params.get("table", "").strip()
     problems = {}
-    if not raw.isdigit():
+    if as_id(raw) is None:
         problems["datasource"] = ["A datasource id: a whole number."]
     if not table:
         problems["table"] = ["Required."]
     if problems:
         raise ValidationError(problems)
-    datasource = Datasource.objects.visible_to(request.user).filter(pk=int(raw)).first()
+    datasource = Datasource.objects.visible_to(request.user).filter(pk=as_id(raw)).first()
     if datasource is None:
         raise NotFound(f"No datasource {raw} that you may use.")
     fail_mode, source = TablePolicy.fail_mode_for(datasource.pk, table)

@@ -73,6 +73,7 @@ def smtp_server(settings):
     settings.EMAIL_HOST_USER, settings.EMAIL_HOST_PASSWORD = "", ""
     settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
     settings.DEFAULT_FROM_EMAIL = "dq@example.com"
+    settings.DQ_ALERT_ALLOWED_HOSTS = ["127.0.0.1"]
     yield box
     controller.stop()
 
@@ -92,7 +93,10 @@ class Hook:
 
 
 @pytest.fixture
-def webhook_server():
+def webhook_server(settings):
+    """An HTTP receiver on 127.0.0.1, which alert targets may reach only because the allow-list
+    names it (DQ_ALERT_ALLOWED_HOSTS)."""
+    settings.DQ_ALERT_ALLOWED_HOSTS = ["127.0.0.1"]
     hook = Hook(url="")
 
     class Handler(BaseHTTPRequestHandler):

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.contrib.auth.models import Group
 from rest_framework import serializers
 
+from dq_platform.text import plain_name
+
 from .models import Datasource
 
 
@@ -65,6 +67,7 @@ class DatasourceSerializer(serializers.ModelSerializer):
 
     def validate_name(self, name: str) -> str:
         # A deleted datasource frees its name (the database constraint is on alive rows only).
+        name = plain_name(name, "A datasource's name")
         clash = Datasource.objects.alive().filter(name=name)
         if self.instance is not None:
             clash = clash.exclude(pk=self.instance.pk)

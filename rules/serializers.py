@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
+from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
@@ -137,7 +138,7 @@ class CheckSerializer(serializers.ModelSerializer):
         return formula_in_words(params.get("check_type"), params.get("operator"), params.get("threshold"))
 
     def validate_name(self, name: str) -> str:
-        name = name.strip()
+        name = plain_name(name, "A check's name")
         clash = Check.objects.alive().filter(name=name)
         if self.instance is not None:
             clash = clash.exclude(pk=self.instance.pk)

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from datasources.models import Datasource
 from dq_engine.safe_yaml import Limits, YamlError, safe_load
+from dq_platform.text import control_character
 
 from .models import Check, RuleTemplate
 from .params import ParamsInvalid, validate_params
@@ -160,6 +161,8 @@ def _prepare(document: Any, user) -> tuple[str, RuleTemplate, dict[str, Any]]:
     problems: dict[str, Any] = {}
     if not isinstance(name, str) or not name.strip():
         problems["name"] = ["A check needs a name."]
+    elif control_character(name) is not None:
+        problems["name"] = [f"A check's name is one line of text without control characters: {name!r}."]
     template = RuleTemplate.objects.filter(key=key).first()
     if template is None:
         problems["template"] = [f"Unknown rule template {key!r}."]

@@ -7,6 +7,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from datasources.models import Datasource
+from dq_platform.text import plain_name
 from rules.models import Check
 
 from . import cron
@@ -100,7 +101,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
     def validate_name(self, name: str) -> str:
         if not name.strip():
             raise serializers.ValidationError("A schedule needs a name.")
-        return name.strip()
+        return plain_name(name, "A schedule's name")
 
     def validate_cron(self, text: str) -> str:
         try:
@@ -196,6 +197,9 @@ class AlertChannelSerializer(serializers.ModelSerializer):
         data["checks"] = sorted(c.pk for c in channel.checks.all())
         data["datasources"] = sorted(d.pk for d in channel.datasources.all())
         return data
+
+    def validate_name(self, name: str) -> str:
+        return plain_name(name, "A channel's name")
 
     def validate_notify_on(self, events: list[str]) -> list[str]:
         if not events:

@@ -72,6 +72,8 @@ def construct(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     value Python refuses to build."""
     try:
         return loader.construct_object(node, deep=True)
+    except YamlError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise YamlError(
@@ -121,6 +123,15 @@ class _BoundedLoader(yaml.SafeLoader):
         self._limits = limits
         self._depth = 0
         self._nodes = 0
+
+    def construct_object(self, node, deep=False):
+        # The innermost node that fails names the line (int() of 5,000 digits, a 13th month).
+        try:
+            return super().construct_object(node, deep=deep)
+        except YamlError:
+            raise
+        except (ValueError, OverflowError, TypeError) as exc:
+            raise YamlError(f"Cannot read this value: {exc}.", _line(node.start_mark)) from None
 
     def compose_node(self, parent, index):
         event = self.peek_event()

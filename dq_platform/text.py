@@ -32,37 +32,52 @@ def plain_name(name: str, what: str = "A name") -> str:
 
 
 def unencodable(text: str) -> str | None:
-    """Why `text` cannot be kept (a lone surrogate, a NUL), or None."""
-    for char in text:
+    """Why `text` cannot be kept (a lone surrogate, a NUL), or None; for a text of several lines
+    (a YAML or SQL field) the message starts with the line."""
+    for position, char in enumerate(text):
         if "\ud800" <= char <= "\udfff":
-            return f"holds a lone surrogate (U+{ord(char):04X}), which is not valid Unicode text"
-        if char == "\x00":
-            return "holds a NUL character (U+0000)"
+            why = f"The text holds a lone surrogate (U+{ord(char):04X}), which is not valid Unicode text; remove it."
+        elif char == "\x00":
+            why = "The text holds a NUL character (U+0000); remove it."
+        else:
+            continue
+        return f"line {text.count(chr(10), 0, position) + 1}: {why}" if "\n" in text else why
     return None
 
 
-def unencodable_fields(data: Any) -> dict[str, list[str]]:
-    """{"path.to.field": [why]} for every string (key or value) of a parsed JSON body that holds a
-    lone surrogate or a NUL, and every number too large to be finite. Walked without recursion: the body may be deeply nested."""
-    found: dict[str, list[str]] = {}
-    stack: list[tuple[str, Any]] = [("", data)]
+def unencodable_fields(data: Any) -> dict[str, Any]:
+    """The fields of a parsed JSON body (nested as the body is, in the API's `fields` shape) whose
+    text, key included, holds a lone surrogate or a NUL, or whose number is too large to be
+    finite. Walked without recursion: the body may be deeply nested."""
+    found: dict[str, Any] = {}
+    stack: list[tuple[tuple[str, ...], Any]] = [((), data)]
     while stack:
         path, value = stack.pop()
+        why = None
         if isinstance(value, str):
             why = unencodable(value)
-            if why:
-                found[path or "body"] = [f"The text {why}; remove it."]
         elif isinstance(value, float) and not math.isfinite(value):
             # `1e999` is valid JSON that Python reads as infinity: no bound, threshold or count.
-            found[path or "body"] = ["Not a finite number; infinity and NaN are not accepted."]
+            why = "Not a finite number; infinity and NaN are not accepted."
         elif isinstance(value, dict):
             for key, item in value.items():
-                where = f"{path}.{key}" if path else str(key)
-                why = unencodable(str(key))
-                if why:
-                    found[path or "body"] = [f"A key {why}; remove it."]
-                    where = path or "body"
-                stack.append((where, item))
+                key_why = unencodable(str(key))
+                if key_why:
+                    _put(found, path or ("body",), key_why.replace("The text", "A key"))
+                else:
+                    stack.append(((*path, str(key)), item))
         elif isinstance(value, list):
-            stack.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+            stack.extend(((*path, str(index)), item) for index, item in enumerate(value))
+        if why:
+            _put(found, path or ("body",), why)
     return found
+
+
+def _put(found: dict[str, Any], path: tuple[str, ...], message: str) -> None:
+    node = found
+    for part in path[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            return  # a key on the way is refused already
+        node = child
+    node.setdefault(path[-1], [message])

@@ -84,6 +84,7 @@ class Hook:
     url: str
     requests: list = field(default_factory=list)
     status: int = 200
+    answer: bytes = b"ok"
 
     def wait_for(self, count: int, timeout: float = 30) -> list:
         deadline = time.monotonic() + timeout
@@ -107,7 +108,7 @@ def webhook_server(settings):
             )
             self.send_response(hook.status)
             self.end_headers()
-            self.wfile.write(b"ok")
+            self.wfile.write(hook.answer)
 
         def log_message(self, *args):  # keep the test output clean
             pass

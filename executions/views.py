@@ -76,7 +76,8 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         """Runs, newest first, paged (`?page=&page_size=`), filtered in the database."""
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer})
+    # 200: the same idempotency_key again answers the run it started.
+    @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer, 200: RunSerializer})
     def create(self, request, *args, **kwargs):
         body = RunRequestSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)

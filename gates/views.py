@@ -5,7 +5,7 @@ Every queryset is `Batch.objects.visible_to(user)`; every batch shown is brought
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
@@ -13,12 +13,15 @@ from rest_framework.response import Response
 
 from datasources.models import Datasource
 from dq_platform.ids import as_id
+from dq_platform.schema import ErrorSerializer
 from executions.models import Result
 from rules.models import Check
 
 from . import gate, lifecycle, registering
 from .models import Batch, TablePolicy
 from .serializers import BatchDetailSerializer, BatchRequestSerializer, BatchSerializer, ReleaseRequestSerializer
+
+CONFLICT = OpenApiResponse(ErrorSerializer, description="The batch's state does not allow this now.")
 
 
 class Conflict(APIException):
@@ -64,7 +67,7 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             raise ValidationError(exc.fields) from None
         return Response(BatchDetailSerializer(batch).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=ReleaseRequestSerializer, responses={200: BatchDetailSerializer})
+    @extend_schema(request=ReleaseRequestSerializer, responses={200: BatchDetailSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def release(self, request, pk=None):
         """Publish a quarantined batch (or one awaiting approval) until `expires_at`, recording
@@ -78,7 +81,7 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             raise Conflict(str(exc)) from None
         return Response(BatchDetailSerializer(self.get_object()).data)
 
-    @extend_schema(request=None, responses={202: BatchDetailSerializer})
+    @extend_schema(request=None, responses={202: BatchDetailSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def revalidate(self, request, pk=None):
         """A new attempt (a new run of the checks bound now); earlier attempts keep their evidence."""

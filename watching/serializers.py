@@ -263,8 +263,8 @@ class IncidentSerializer(serializers.ModelSerializer):
     check_name = serializers.CharField(source="rule_check.name", read_only=True)
     last_run = serializers.IntegerField(source="last_result.run_id", read_only=True)
     first_run = serializers.IntegerField(source="first_result.run_id", read_only=True)
-    acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     resolved_automatically = serializers.SerializerMethodField()
     muted_until = serializers.SerializerMethodField()
 

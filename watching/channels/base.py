@@ -146,7 +146,7 @@ HOST_SCHEMES = frozenset(
     "json jsons xml xmls form forms mailto mailtos ntfy ntfys gotify gotifys matrix matrixs mmost mmosts "
     "rocket rockets apprise apprises ncloud nclouds nctalk nctalks mqtt mqtts signal signals hassio hassios "
     "bark barks kodi kodis xbmc xbmcs emby embys jellyfin jellyfins growl enigma2 enigma2s mastodon mastodons "
-    "toot toots misskey misskeys lametric lametrics gotify".split()
+    "toot toots misskey misskeys lametric lametrics".split()
 )
 
 

@@ -160,6 +160,9 @@ class CheckSerializer(serializers.ModelSerializer):
         template = attrs.get("template") or self.instance.template
         if self.instance is not None and attrs.get("template", template) != self.instance.template:
             raise serializers.ValidationError({"template": ["A check keeps its template; create a new check instead."]})
+        if "params" in attrs and not isinstance(attrs["params"], dict):
+            # A form's `params=null` reaches here as None (JSON `null` is refused earlier).
+            raise serializers.ValidationError({"params": ["The params are a mapping of the template's inputs."]})
         params = attrs.get("params")
         if params is None and self.instance is not None and self.get_upgrade_available(self.instance):
             params = self.instance.params  # an edit moves to the current template version: they must fit it

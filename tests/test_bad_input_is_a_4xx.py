@@ -155,3 +155,14 @@ def test_a_name_with_a_control_character_is_a_400_naming_name(cast, api_as, lake
     assert response.status_code == 400, response.content
     assert "without control characters" in response.json()["fields"]["name"][0]
     assert not Check.objects.filter(name=name).exists() and not Schedule.objects.exists()
+
+
+def test_params_that_are_not_a_mapping_in_a_form_are_a_400_naming_params(cast, api_as, lake):
+    params = {"src_datasource_id": lake.pk, "src_table": "orders", "src_field": "status"}
+    client = api_as(cast.author)
+    created = _post(client, "/api/v1/checks/", {"name": "present", "template": "null_check", "params": params})
+    assert created.status_code == 201, created.json()
+    response = client.patch(f"/api/v1/checks/{created.json()['id']}/", {"params": "null"}, format="multipart")
+    assert response.status_code == 400
+    assert response.json()["fields"]["params"] == ["The params are a mapping of the template's inputs."]
+    assert Check.objects.get(pk=created.json()["id"]).params["src_field"] == "status"

@@ -6,7 +6,8 @@ Refused, each with the line it is on:
   laughs") makes 400 bytes expand to millions of nodes. They are refused when the parser meets
   them, before any node is built, so nothing is ever expanded;
 - nesting deeper than `max_depth` (the composer recurses once per level: 1,000 levels would end
-  in RecursionError);
+  in RecursionError); brackets are also counted before parsing, since the scanner's look-ahead
+  makes thousands of `[` cost a second before the composer meets them;
 - more than `max_nodes` values, and text longer than `max_bytes` (UTF-8);
 - characters YAML does not allow (NUL and other control characters, lone surrogates), and
   scalars Python will not build (an integer of more than 4,300 digits, an impossible date).
@@ -108,6 +109,33 @@ def _check_text(text: str, limits: Limits) -> None:
     size = len(text.encode("utf-8"))
     if size > limits.max_bytes:
         raise YamlError(f"The YAML is {size:,} bytes; at most {limits.max_bytes:,} are accepted.", None)
+    _check_flow_depth(text, limits.max_depth)
+
+
+def _check_flow_depth(text: str, max_depth: int) -> None:
+    """Brackets (`[`, `{`) nested past the limit, counted outside quotes and comments. PyYAML's
+    scanner looks up to 1,024 characters ahead at every flow level it opens, so a few thousand
+    `[` cost about a second before the composer could refuse them; counted here, they cost a
+    pass over the text."""
+    depth, quote, comment, line = 0, "", False, 1
+    for char in text:
+        if char == "\n":
+            line, comment = line + 1, False
+        elif comment:
+            continue
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            comment = True
+        elif char in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise YamlError(f"The YAML nests deeper than {max_depth} levels.", line)
+        elif char in "]}" and depth:
+            depth -= 1
 
 
 def _line(mark) -> int | None:

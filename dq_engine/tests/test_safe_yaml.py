@@ -129,3 +129,13 @@ def test_an_infinite_or_nan_bound_is_a_problem_of_its_entry(text, line):
     (problem,) = invalid.value.problems
     assert problem.line == line and problem.entry == "checks[0]"
     assert "infinit" in problem.message.lower()
+
+
+def test_block_nesting_deeper_than_the_limit_is_refused_by_the_composer_before_building(constructed):
+    text = "a: 1\nb:\n" + "".join("  " * level + "- \n" for level in range(70)) + "  " * 70 + "- x\n"
+    with pytest.raises(YamlError) as refused:
+        safe_load(text)
+    assert (
+        str(refused.value) == "The YAML nests deeper than 64 levels." and refused.value.line == 66
+    )  # the mapping, then 64 lists
+    assert constructed == []

@@ -4,6 +4,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework import serializers
 
+from dq_platform.text import plain_name
+
 from .models import Datasource
 
 # Many-to-many fields: set after the datasource is saved, never on an unsaved candidate.
@@ -86,6 +88,7 @@ class DatasourceSerializer(serializers.ModelSerializer):
 
     def validate_name(self, name: str) -> str:
         # A deleted datasource frees its name (the database constraint is on alive rows only).
+        name = plain_name(name, "A datasource's name")
         clash = Datasource.objects.alive().filter(name=name)
         if self.instance is not None:
             clash = clash.exclude(pk=self.instance.pk)

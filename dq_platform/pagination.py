@@ -12,13 +12,15 @@ from __future__ import annotations
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
+from dq_platform.ids import as_id
+
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 
 
 def _whole_number(raw: str, name: str, maximum: int | None = None) -> int:
     text = raw.strip()
-    if not text.isdigit() or int(text) < 1 or (maximum is not None and int(text) > maximum):
+    if as_id(text) is None or (maximum is not None and int(text) > maximum):
         upper = f" to {maximum}" if maximum is not None else " or more"
         raise ValidationError({name: [f"A whole number from 1{upper}; got {raw!r}."]})
     return int(text)

@@ -6,9 +6,10 @@ import io
 
 from django.conf import settings
 from rest_framework import parsers
-from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import APIException, ParseError, ValidationError
 
 from .middleware import too_large_message
+from .text import unencodable_fields
 
 
 class BodyTooLarge(APIException):
@@ -28,11 +29,17 @@ def read_limited(stream) -> bytes:
 
 class JSONParser(parsers.JSONParser):
     """DRF's JSON parser, plus: a body nested deeper than Python's decoder can follow (a 50,000-deep
-    array, say) is a 400 in the API's error shape, not a RecursionError and a 500."""
+    array, say) is a 400 in the API's error shape, not a RecursionError and a 500; so is a string
+    holding a lone surrogate or a NUL, naming its field."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         body = io.BytesIO(read_limited(stream))
         try:
-            return super().parse(body, media_type, parser_context)
+            data = super().parse(body, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON parse error: the body is nested too deeply; send at most a few levels.") from None
+        problems = unencodable_fields(data)
+        if problems:
+            # A `\ud800` escape is valid JSON but not text anything can store or send back.
+            raise ValidationError(problems)
+        return data

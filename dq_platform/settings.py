@@ -424,6 +424,15 @@ if DQ_REALERT_AFTER < 0 or DQ_NOTIFY_ATTEMPTS < 1 or DQ_NOTIFY_BACKOFF < 0:
     raise ImproperlyConfigured(
         "DQ_REALERT_AFTER and DQ_NOTIFY_BACKOFF must be 0 or more, DQ_NOTIFY_ATTEMPTS 1 or more."
     )
+# Alert targets reach public addresses only; these hosts and networks (comma-separated names or
+# CIDRs, e.g. `hooks.internal,10.20.0.0/16`) are allowed even when loopback/private/link-local.
+DQ_ALERT_ALLOWED_HOSTS = [h.strip() for h in _env("str", "DQ_ALERT_ALLOWED_HOSTS", default="").split(",") if h.strip()]
+try:
+    from watching.channels.reach import parse_allowed
+
+    parse_allowed(DQ_ALERT_ALLOWED_HOSTS)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"Environment variable DQ_ALERT_ALLOWED_HOSTS has a bad value: {exc}") from exc
 # The SMTP server of `email` alert channels: smtp://user:password@host:587 (+tls), smtps://… (ssl).
 try:
     vars().update(env.email_url("EMAIL_URL", default="smtp://127.0.0.1:25"))

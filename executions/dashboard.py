@@ -25,6 +25,7 @@ from rest_framework.decorators import api_view
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
+from dq_platform.ids import as_id
 from rules.models import Check
 
 from .models import Result, Run
@@ -139,7 +140,8 @@ class LatestResults(generics.ListAPIView):
         results = Result.objects.visible_to(self.request.user)
         raw = self.request.query_params.getlist("check")
         if raw:
-            if not all(value.isdigit() for value in raw):
+            ids = [as_id(value) for value in raw]
+            if None in ids:
                 raise ValidationError({"check": ["Check ids (whole numbers), e.g. ?check=4&check=7."]})
-            results = results.filter(rule_check_id__in=[int(value) for value in raw])
+            results = results.filter(rule_check_id__in=ids)
         return _latest_per_check(results)

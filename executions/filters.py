@@ -20,6 +20,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework.exceptions import ValidationError
 
+from dq_platform.ids import as_id
+
 from .models import Result, Run
 
 TRUE, FALSE = ("1", "true", "yes"), ("0", "false", "no")
@@ -29,9 +31,10 @@ def whole_number(params, name: str) -> int | None:
     raw = params.get(name, "")
     if raw == "":
         return None
-    if not raw.isdigit() or not 1 <= int(raw) <= 2**63 - 1:  # the database's bigint: larger is a 500 there
+    found = as_id(raw)
+    if found is None:
         raise ValidationError({name: [f"An id (a whole number from 1); got {raw!r}."]})
-    return int(raw)
+    return found
 
 
 def choices(params, name: str, allowed: list[str]) -> list[str]:

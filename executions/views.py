@@ -94,7 +94,8 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         context = {**self.get_serializer_context(), "result_counts": result_counts(ids), "checks": checks_of(ids)}
         return self.get_paginated_response(RunListSerializer(page, many=True, context=context).data)
 
-    @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer})
+    # 200: the same idempotency_key again answers the run it started.
+    @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer, 200: RunSerializer})
     def create(self, request, *args, **kwargs):
         body = RunRequestSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)

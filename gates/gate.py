@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 
 from datasources.models import Datasource
+from dq_platform.ids import as_id
 
 from . import lifecycle
 from .models import Batch
@@ -28,8 +29,9 @@ def find_datasource(user, value: str) -> Datasource | None:
     """By id (digits) or by name, among the datasources whose data `user` may read (a deleted
     one only by id: its name may have been reused)."""
     readable = Datasource.objects.readable_by(user)
-    if value.isdigit():
-        return readable.filter(pk=int(value)).first()
+    if value.strip().isdigit():
+        found = as_id(value)
+        return None if found is None else readable.filter(pk=found).first()
     return readable.alive().filter(name=value).first()
 
 

@@ -281,7 +281,9 @@ class BatchSerializer(serializers.ModelSerializer):
     attempt = serializers.SerializerMethodField()
     revalidated_with_changed_rules = serializers.SerializerMethodField()
     notice = serializers.SerializerMethodField()
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    # "" until a table policy has decided (the schema lists it among the states).
+    policy_state = serializers.ChoiceField(choices=Batch.State.choices, allow_blank=True, read_only=True)
 
     class Meta:
         model = Batch

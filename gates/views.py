@@ -5,19 +5,23 @@ Every queryset is `Batch.objects.visible_to(user)`; every batch shown is brought
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from datasources.models import Datasource
+from dq_platform.ids import as_id
+from dq_platform.schema import ErrorSerializer
 from executions.models import Result
 from rules.models import Check
 
 from . import gate, lifecycle, registering
 from .models import Batch, TablePolicy
 from .serializers import BatchDetailSerializer, BatchRequestSerializer, BatchSerializer, ReleaseRequestSerializer
+
+CONFLICT = OpenApiResponse(ErrorSerializer, description="The batch's state does not allow this now.")
 
 
 class Conflict(APIException):
@@ -63,7 +67,7 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             raise ValidationError(exc.fields) from None
         return Response(self._shown(batch), status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=ReleaseRequestSerializer, responses={200: BatchDetailSerializer})
+    @extend_schema(request=ReleaseRequestSerializer, responses={200: BatchDetailSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def release(self, request, pk=None):
         """Publish a quarantined batch (or one awaiting approval) until `expires_at` (at most
@@ -78,7 +82,7 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
             raise Conflict(str(exc)) from None
         return Response(self._shown(self.get_object()))
 
-    @extend_schema(request=None, responses={202: BatchDetailSerializer})
+    @extend_schema(request=None, responses={202: BatchDetailSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def revalidate(self, request, pk=None):
         """A new attempt (a new run of the checks bound now that the caller may see); earlier
@@ -110,8 +114,8 @@ def _filtered(batches, params):
     problems = {}
     raw = params.get("datasource", "").strip()
     if raw:
-        if raw.isdigit():
-            batches = batches.filter(datasource_id=int(raw))
+        if as_id(raw) is not None:
+            batches = batches.filter(datasource_id=as_id(raw))
         else:
             problems["datasource"] = ["A datasource id: a whole number."]
     if params.get("table"):
@@ -191,13 +195,13 @@ def table_view(request):
     params = request.query_params
     raw, table = params.get("datasource", "").strip(), params.get("table", "").strip()
     problems = {}
-    if not raw.isdigit():
+    if as_id(raw) is None:
         problems["datasource"] = ["A datasource id: a whole number."]
     if not table:
         problems["table"] = ["Required."]
     if problems:
         raise ValidationError(problems)
-    datasource = Datasource.objects.visible_to(request.user).filter(pk=int(raw)).first()
+    datasource = Datasource.objects.visible_to(request.user).filter(pk=as_id(raw)).first()
     if datasource is None:
         raise NotFound(f"No datasource {raw} that you may use.")
     fail_mode, source = TablePolicy.fail_mode_for(datasource.pk, table)

@@ -17,6 +17,7 @@ from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
 from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
+from dq_platform.ids import as_id
 
 from .models import ComparisonType, ResolvedInput, RuleTemplate
 from .range_bounds import BoundProblem, clean_bound, column_kind
@@ -225,8 +226,8 @@ def _range_bound(ctx: _Context, entry: ResolvedInput, value: Any) -> int | float
 
 def _datasource(ctx: _Context, entry: ResolvedInput, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.isdigit():
-            value = int(value)
+        if as_id(value) is not None:
+            value = as_id(value)
         else:
             raise _Problem(f"{entry['title']} must be a datasource id (a number).")
     datasource = Datasource.objects.visible_to(ctx.user).filter(pk=value).first()

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
+from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
@@ -137,7 +138,7 @@ class CheckSerializer(serializers.ModelSerializer):
         return formula_in_words(params.get("check_type"), params.get("operator"), params.get("threshold"))
 
     def validate_name(self, name: str) -> str:
-        name = name.strip()
+        name = plain_name(name, "A check's name")
         clash = Check.objects.alive().filter(name=name)
         if self.instance is not None:
             clash = clash.exclude(pk=self.instance.pk)
@@ -159,6 +160,9 @@ class CheckSerializer(serializers.ModelSerializer):
         template = attrs.get("template") or self.instance.template
         if self.instance is not None and attrs.get("template", template) != self.instance.template:
             raise serializers.ValidationError({"template": ["A check keeps its template; create a new check instead."]})
+        if "params" in attrs and not isinstance(attrs["params"], dict):
+            # A form's `params=null` reaches here as None (JSON `null` is refused earlier).
+            raise serializers.ValidationError({"params": ["The params are a mapping of the template's inputs."]})
         params = attrs.get("params")
         if params is None and self.instance is not None and self.get_upgrade_available(self.instance):
             params = self.instance.params  # an edit moves to the current template version: they must fit it

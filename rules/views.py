@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
+from dq_platform.ids import as_id
 from dq_platform.parsers import JSONParser, read_limited
 from executions.filters import filter_checks_by_last_result
 from executions.models import Run
@@ -272,9 +273,10 @@ def _options_datasource(request) -> Datasource | None:
     raw = request.query_params.get("datasource", "").strip()
     if not raw:
         return None  # form-create asks once before a datasource is picked
-    if not raw.isdigit() or len(raw) > 18:
+    found = as_id(raw)
+    if found is None:
         raise ValidationError({"datasource": ["A datasource id: a whole number."]})
-    return get_object_or_404(Datasource.objects.visible_to(request.user), pk=int(raw))
+    return get_object_or_404(Datasource.objects.visible_to(request.user), pk=found)
 
 
 OPTIONS_RESPONSE = inline_serializer(

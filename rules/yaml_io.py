@@ -14,11 +14,15 @@ import yaml
 from django.db import transaction
 
 from datasources.models import Datasource
+from dq_engine.safe_yaml import Limits, YamlError, safe_load
+from dq_platform.text import control_character
 
 from .models import Check, RuleTemplate
 from .params import ParamsInvalid, validate_params
 
 FORMAT_VERSION = 1
+# An export of a few thousand checks; the body limit (DQ_MAX_BODY_BYTES) applies before this.
+IMPORT_LIMITS = Limits(max_bytes=2_000_000, max_depth=16, max_nodes=200_000)
 DATASOURCE_FIELDS = {"src_datasource_id": "src_datasource", "target_datasource_id": "target_datasource"}
 
 
@@ -136,9 +140,9 @@ def _refuse_template_changes(prepared, existing: dict[str, Check]) -> None:
 
 def _parse(text: str) -> list[dict[str, Any]]:
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ImportInvalid({"yaml": [f"Not valid YAML: {exc}"]}) from None
+        data = safe_load(text, IMPORT_LIMITS)
+    except YamlError as exc:
+        raise ImportInvalid({"yaml": [exc.with_line()]}) from None
     if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
         raise ImportInvalid({"yaml": ["Expected a mapping with a `checks:` list (as produced by export)."]})
     if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
@@ -157,6 +161,8 @@ def _prepare(document: Any, user) -> tuple[str, RuleTemplate, dict[str, Any]]:
     problems: dict[str, Any] = {}
     if not isinstance(name, str) or not name.strip():
         problems["name"] = ["A check needs a name."]
+    elif control_character(name) is not None:
+        problems["name"] = [f"A check's name is one line of text without control characters: {name!r}."]
     template = RuleTemplate.objects.filter(key=key).first()
     if template is None:
         problems["template"] = [f"Unknown rule template {key!r}."]

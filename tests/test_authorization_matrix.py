@@ -278,7 +278,8 @@ BODIES = {
     "run_check": lambda w: {"checks": [w.ids["check"]]},
     "new_schedule": lambda w: {"name": "another schedule", "cron": "0 3 * * *", "checks": [w.ids["check"]]},
     "pause": lambda w: {"enabled": False},
-    "new_channel": lambda w: {"name": "another channel", "kind": "webhook", "target": "http://127.0.0.1:9/hook"},
+    # .invalid never resolves: the target passes the inside-address check and nothing is sent.
+    "new_channel": lambda w: {"name": "another channel", "kind": "webhook", "target": "http://hooks.invalid:9/hook"},
     "rename": lambda w: {"name": "renamed channel"},
     "note": lambda w: {"note": "known; the loader is fixed"},
     "mute": lambda w: {"until": _in_days(1), "reason": "maintenance"},

@@ -54,7 +54,7 @@ class AlertChannelAdmin(admin.ModelAdmin):
     @admin.action(description="Send a test message")
     def send_test_message(self, request, queryset):
         for channel in queryset:
-            ok, text = send_test(channel)
+            ok, text = send_test(channel, show_detail=True)  # the Django admin: administrators only
             self.message_user(request, f"{channel.name}: {text}", messages.SUCCESS if ok else messages.ERROR)
 
 

@@ -34,27 +34,29 @@ def deliver(notification_id: int, attempt: int) -> str:
     if not claimed:
         return SKIPPED
     notification = Notification.objects.select_related("channel").get(pk=notification_id)
-    error, permanent = attempt_once(notification)
-    return record(notification, attempt, error, permanent)
+    error, permanent, detail = attempt_once(notification)
+    return record(notification, attempt, error, permanent, detail)
 
 
-def attempt_once(notification: Notification) -> tuple[str, bool]:
-    """("", False) on success, else (the error without secrets, whether retrying cannot help)."""
+def attempt_once(notification: Notification) -> tuple[str, bool, str]:
+    """("", False, "") on success, else (the error without secrets, whether retrying cannot help,
+    what the target answered: for administrators and the log, never stored on the notification,
+    which everyone who may read the run sees)."""
     channel = notification.channel
     if channel is None:
-        return "The channel was deleted before the message could be sent.", True
+        return "The channel was deleted before the message could be sent.", True, ""
     try:
         transport_for(channel.kind).send(
             channel.target, Message(notification.subject, notification.body, notification.payload)
         )
     except TransportError as exc:
-        return str(exc) or "The message was not delivered.", exc.permanent
+        return str(exc) or "The message was not delivered.", exc.permanent, exc.detail
     except SecretDecryptionError as exc:
-        return str(exc), True
-    return "", False
+        return str(exc), True, ""
+    return "", False, ""
 
 
-def record(notification: Notification, attempt: int, error: str, permanent: bool) -> str:
+def record(notification: Notification, attempt: int, error: str, permanent: bool, detail: str = "") -> str:
     now = timezone.now()
     DeliveryAttempt.objects.create(notification=notification, number=attempt, at=now, ok=not error, error=error)
     if not error:
@@ -64,19 +66,21 @@ def record(notification: Notification, attempt: int, error: str, permanent: bool
     status = Notification.Status.FAILED if last else Notification.Status.RETRYING
     Notification.objects.filter(pk=notification.pk).update(status=status, error=error)
     log.warning(
-        "Notification %s to channel %r failed (attempt %s of %s%s): %s",
+        "Notification %s to channel %r failed (attempt %s of %s%s): %s%s",
         notification.pk,
         notification.channel_name,
         attempt,
         settings.DQ_NOTIFY_ATTEMPTS,
         ", not retried" if permanent else "",
         error,
+        f" [{detail}]" if detail else "",
     )
     return FAILED if last else RETRY
 
 
-def send_test(channel) -> tuple[bool, str]:
-    """Send a test message now (the channel's "Send test" button) and record it like any other."""
+def send_test(channel, show_detail: bool = False) -> tuple[bool, str]:
+    """Send a test message now (the channel's "Send test" button) and record it like any other.
+    `show_detail` (administrators): the answer says what the target answered, not only its status."""
     from .messages import test_message
 
     message = test_message(channel.name)
@@ -91,8 +95,8 @@ def send_test(channel) -> tuple[bool, str]:
         status=Notification.Status.SENDING,
         attempt=1,
     )
-    error, _permanent = attempt_once(notification)
-    record(notification, 1, error, permanent=True)  # a test is not retried: the person is waiting
+    error, _permanent, detail = attempt_once(notification)
+    record(notification, 1, error, permanent=True, detail=detail)  # a test is not retried: the person is waiting
     if error:
-        return False, error
+        return False, f"{error} The target answered: {detail}" if detail and show_detail else error
     return True, f"Test message sent to {channel.target_preview}."

@@ -10,6 +10,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from datasources.models import Datasource
+from dq_platform.text import plain_name
 from executions.scopes import scope_words
 from rules.models import Check
 
@@ -104,7 +105,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
     def validate_name(self, name: str) -> str:
         if not name.strip():
             raise serializers.ValidationError("A schedule needs a name.")
-        return name.strip()
+        return plain_name(name, "A schedule's name")
 
     def validate_cron(self, text: str) -> str:
         try:
@@ -201,6 +202,9 @@ class AlertChannelSerializer(serializers.ModelSerializer):
         data["datasources"] = sorted(d.pk for d in channel.datasources.all())
         return data
 
+    def validate_name(self, name: str) -> str:
+        return plain_name(name, "A channel's name")
+
     def validate_notify_on(self, events: list[str]) -> list[str]:
         if not events:
             raise serializers.ValidationError("Choose at least one of fail, error, recovery.")
@@ -263,8 +267,8 @@ class IncidentSerializer(serializers.ModelSerializer):
     check_name = serializers.CharField(source="rule_check.name", read_only=True)
     last_run = serializers.IntegerField(source="last_result.run_id", read_only=True)
     first_run = serializers.IntegerField(source="first_result.run_id", read_only=True)
-    acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     resolved_automatically = serializers.SerializerMethodField()
     muted_until = serializers.SerializerMethodField()
     partition = serializers.SerializerMethodField(

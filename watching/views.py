@@ -12,6 +12,7 @@ from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from dq_platform.ids import as_id
 from executions.models import Run
 from rules.models import Check
 
@@ -35,9 +36,10 @@ def _id_param(request, name: str) -> int | None:
     raw = request.query_params.get(name, "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
+    found = as_id(raw)
+    if found is None:
         raise ValidationError({name: [f"`{name}` is an id: a whole number."]})
-    return int(raw)
+    return found
 
 
 class OwnerOrAdminWrites(permissions.BasePermission):
@@ -130,7 +132,7 @@ class AlertChannelViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def test(self, request, pk=None):
         """Send a test message now; `{"ok", "message"}` says what happened (recorded as a notification)."""
-        ok, message = send_test(self.get_object())
+        ok, message = send_test(self.get_object(), show_detail=request.user.is_staff)
         return Response({"ok": ok, "message": message})
 
 

@@ -28,6 +28,7 @@ The seed's own `fileds` typo is read as `fields`, with a warning.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -467,11 +468,12 @@ def _literal(token: str) -> Any:
         return token
     if not number.is_finite():
         return token
-    return (
-        int(number)
-        if number == number.to_integral_value() and "." not in token and "e" not in token.lower()
-        else float(token)
-    )
+    if number == number.to_integral_value() and "." not in token and "e" not in token.lower():
+        return int(number)
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"`{token}` is too large a number (it would be infinite); infinity is not a valid bound.")
+    return value
 
 
 def _quoted(token: str) -> bool:
@@ -499,10 +501,14 @@ def _args_problem(fn: str, fields: list[str], args: list[Any]) -> str | None:
                 return f"not a valid regular expression: {exc}."
         return None
     if fn in ("eq", "ne", "gt", "lt", "ge", "le"):
+        if len(args) == 1 and _not_finite(args[0]):
+            return f"`{fn}` takes a finite number; infinity and NaN are not valid bounds."
         if len(args) != 1 or not _scalar(args[0]):
             return f"`{fn}` takes exactly one value (a number, a text, true or false); got {args!r}."
         return None
     if fn == "in":
+        if any(_not_finite(a) for a in args):
+            return "`in` takes finite numbers; infinity and NaN are not valid values."
         if not args or not all(_scalar(a) for a in args):
             return "`in` takes a non-empty list of values (numbers, texts, true or false)."
         return None
@@ -518,7 +524,11 @@ def _args_problem(fn: str, fields: list[str], args: list[Any]) -> str | None:
 
 
 def _scalar(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool) and not (isinstance(value, float) and value != value)
+    return isinstance(value, str | int | float | bool) and not _not_finite(value)
+
+
+def _not_finite(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
 
 
 def _close(word: str, candidates: list[str] | tuple[str, ...]) -> str | None:

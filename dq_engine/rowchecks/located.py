@@ -1,6 +1,6 @@
 """YAML read with the line of every value, so an error can name where it is ("line 7").
 
-PyYAML's `compose` keeps each node's position; the scalars are built by its safe constructor, so
+The bounded composer (dq_engine.safe_yaml) keeps each node's position; the scalars are built by its safe constructor, so
 `10` is an int, `true` a bool and `~` None exactly as `yaml.safe_load` would make them.
 """
 
@@ -10,6 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+
+from dq_engine.safe_yaml import YamlError, compose, construct
+
+__all__ = ["Located", "YamlError", "load"]
 
 
 @dataclass(frozen=True)
@@ -30,24 +34,12 @@ class Located:
         return self.value
 
 
-class YamlError(ValueError):
-    def __init__(self, message: str, line: int | None):
-        super().__init__(message)
-        self.line = line
-
-
 def load(text: str) -> Located | None:
-    """The document with positions, None for an empty one; YamlError for text that is not YAML."""
-    loader = yaml.SafeLoader(text)
+    """The document with positions, None for an empty one; YamlError for text that is not YAML or
+    is over the bounds of dq_engine.safe_yaml (aliases, depth, size, characters)."""
+    node, loader = compose(text)
     try:
-        node = loader.get_single_node()
         return None if node is None else _located(loader, node)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise YamlError(f"Not valid YAML: {exc.problem or exc.context}.", line) from None
-    except yaml.YAMLError as exc:
-        raise YamlError(f"Not valid YAML: {exc}.", None) from None
     finally:
         loader.dispose()
 
@@ -60,8 +52,8 @@ def _located(loader: yaml.SafeLoader, node: yaml.Node) -> Located:
         mapping: dict[str, Located] = {}
         key_lines: dict[str, int] = {}
         for key_node, value_node in node.value:
-            key = str(loader.construct_object(key_node, deep=True))
+            key = str(construct(loader, key_node))
             mapping[key] = _located(loader, value_node)
             key_lines[key] = key_node.start_mark.line + 1
         return Located(mapping, line, key_lines)
-    return Located(loader.construct_object(node, deep=True), line)
+    return Located(construct(loader, node), line)

@@ -1,11 +1,15 @@
 """A small world for the schema fuzz (tests/test_api_fuzz.py), made in the fuzzed server's own
-database: a member of a group, a file datasource with Parquet data, a check on it and a finished
-run with a failed result and error rows, so that ids in paths sometimes name real objects.
+database: a member of a group, a file datasource with Parquet data the group may use, a check on
+it and a finished run with a failed result and error rows, a schedule, an alert channel (to a
+host that never resolves), an open incident with its notification and a registered batch, so
+that ids in paths and bodies sometimes name real objects and the row-check editor's endpoints
+get as far as reading the YAML.
 Prints the member's API token. Run as `python -m tests.support.fuzz_world FILES_DIR`."""
 
 from __future__ import annotations
 
 import sys
+from datetime import date
 from pathlib import Path
 
 
@@ -21,6 +25,7 @@ def main(files: Path) -> None:
 
     from datasources.models import Datasource
     from executions.tests.factories import finished_run
+    from gates.models import Batch
     from rules.models import Check, RuleTemplate
 
     (files / "orders").mkdir(parents=True, exist_ok=True)
@@ -34,6 +39,7 @@ def main(files: Path) -> None:
     User.objects.create_user("admin", password="admin-pass-123", is_staff=True)
     lake = Datasource(name="lake", type="file", format="parquet", path=str(files))
     lake.save()
+    lake.allowed_groups.add(group)
     params = {
         "src_datasource_id": lake.pk,
         "src_table": "orders",
@@ -48,8 +54,32 @@ def main(files: Path) -> None:
     template = RuleTemplate.objects.get(key="null_check")
     check = Check.objects.create(name="status present", template=template, params=params, owner=member)
     check.record_version(member)
-    finished_run([check], member, Path(settings.DQ_ERROR_DATA_ROOT))
+    run = finished_run([check], member, Path(settings.DQ_ERROR_DATA_ROOT))
+    _watching(member, check, run)
+    Batch.objects.create(datasource=lake, table="orders", biz_date=date(2026, 11, 29), created_by=member)
     print(Token.objects.create(user=member).key)
+
+
+def _watching(member, check, run) -> None:
+    from watching.models import AlertChannel, Incident, Notification, Schedule
+
+    schedule = Schedule.objects.create(name="nightly", cron="0 2 * * *", owner=member)
+    schedule.checks.add(check)
+    channel = AlertChannel(name="team hook", kind="webhook", notify_on=["fail"])
+    channel.target = "https://hooks.invalid/dq"  # .invalid never resolves: nothing is ever sent
+    channel.save()
+    result = run.results.first()
+    Incident.objects.create(rule_check=check, outcome="fail", first_result=result, last_result=result)
+    Notification.objects.create(
+        channel=channel,
+        channel_name=channel.name,
+        channel_kind=channel.kind,
+        run=run,
+        subject="[DQ] failed",
+        body="status present failed",
+        status=Notification.Status.FAILED,
+        error="The webhook answered HTTP 500.",
+    )
 
 
 if __name__ == "__main__":

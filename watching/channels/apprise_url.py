@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from .base import Message, TargetInvalid, apprise_send, require_apprise, url_preview
+from .base import HOST_SCHEMES, Message, TargetInvalid, apprise_send, require_apprise, require_reachable, url_preview
 
 LABEL = "Apprise URL"
 PLACEHOLDER = "msteams://…, discord://…, pagerduty://…, ntfys://… (see Apprise's list of services)"
@@ -20,6 +20,8 @@ def clean_target(target: str) -> str:
     if scheme in LOCAL_SCHEMES:
         raise TargetInvalid(f"`{scheme}://` notifies this server's own desktop or log; pick a remote service.")
     require_apprise(url, PLACEHOLDER)
+    if scheme in HOST_SCHEMES:
+        require_reachable(url)
     return url
 
 

@@ -31,11 +31,16 @@ class TargetInvalid(ValueError):
 
 
 class TransportError(Exception):
-    """A delivery failed. `permanent` failures (a rejected address) are not retried."""
+    """A delivery failed. `permanent` failures (a rejected address) are not retried.
 
-    def __init__(self, message: str, permanent: bool = False):
+    The message is what anyone who may read the run sees: what failed and at most the target's
+    HTTP status. `detail` (what the target answered, a library's reason) is for administrators
+    and the server log only: a target's answer can carry whatever the server behind it holds."""
+
+    def __init__(self, message: str, permanent: bool = False, detail: str = ""):
         super().__init__(message)
         self.permanent = permanent
+        self.detail = detail
 
 
 # --- secrets out of texts and logs --------------------------------------------------------------
@@ -102,32 +107,86 @@ LIBRARY_LOGGERS = ("apprise", "urllib3.connectionpool", "urllib3.util.retry", "r
 
 
 # --- delivery through Apprise --------------------------------------------------------------------
-def apprise_send(url: str, message: Message, secret: str | None = None) -> None:
-    """Send `message` to one Apprise URL; TransportError with Apprise's own reason on failure."""
+def apprise_send(url: str, message: Message, secret: str | None = None, also_allowed: tuple[str, ...] = ()) -> None:
+    """Send `message` to one Apprise URL; TransportError on failure (Apprise's own reason in its
+    `detail`). Every connection goes through `reach.guarded_connections`; `also_allowed` names
+    hosts the operator configured (the platform's SMTP server)."""
     import apprise
 
+    from .reach import Refused, check_url_host, guarded_connections
+
+    if urlsplit(url).scheme.lower() in HOST_SCHEMES and _url_host(url) not in also_allowed:
+        try:
+            check_url_host(url)
+        except Refused as exc:
+            raise TransportError(str(exc), permanent=True) from None
     with secrets_in_flight(secret or url) as fragments:
-        notifier = apprise.Apprise()
+        # async_mode off: the message is sent in this thread, where the connection guard applies.
+        notifier = apprise.Apprise(asset=apprise.AppriseAsset(async_mode=False))
         if not notifier.add(url):
             raise TransportError("Apprise cannot use this target; edit the channel and enter it again.", permanent=True)
-        with apprise.LogCapture(level=logging.WARNING) as captured:
+        with apprise.LogCapture(level=logging.WARNING) as captured, guarded_connections(also_allowed):
             try:
                 result = notifier.notify(
                     title=message.subject, body=message.text, body_format=apprise.NotifyFormat.TEXT
                 )
             except Exception as exc:  # noqa: BLE001 — a plug-in bug must still be a recorded failure
-                raise TransportError(scrub(f"{type(exc).__name__}: {exc}", fragments)) from None
+                raise TransportError(
+                    "Not delivered: the service's plug-in failed.",
+                    detail=scrub(f"{type(exc).__name__}: {exc}", fragments),
+                ) from None
         if not bool(result):  # Apprise 2.x returns an AppriseResult
             reason = " ".join(captured.getvalue().split()) or "the service did not accept the message"
-            raise TransportError(scrub(f"Not delivered: {reason}"[:1000], fragments))
+            raise TransportError(_public_reason(reason), detail=scrub(f"Not delivered: {reason}"[:1000], fragments))
+
+
+# Apprise schemes that name a host of the user's choosing (self-hosted services, generic HTTP):
+# their host is checked when the channel is saved and again before sending.
+HOST_SCHEMES = frozenset(
+    "json jsons xml xmls form forms mailto mailtos ntfy ntfys gotify gotifys matrix matrixs mmost mmosts "
+    "rocket rockets apprise apprises ncloud nclouds nctalk nctalks mqtt mqtts signal signals hassio hassios "
+    "bark barks kodi kodis xbmc xbmcs emby embys jellyfin jellyfins growl enigma2 enigma2s mastodon mastodons "
+    "toot toots misskey misskeys lametric lametrics".split()
+)
+
+
+def _url_host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _public_reason(reason: str) -> str:
+    """Apprise's reason reduced to what may be shown to anyone who reads the run: the HTTP status,
+    or whether the service was reached at all."""
+    status = re.search(r"error=(\d{3})", reason)
+    if status:
+        return f"Not delivered: the service answered HTTP {status.group(1)}."
+    if re.search(r"connection|resolv|refused|timed? ?out|unreachable", reason, re.I):
+        return "Not delivered: the service could not be reached."
+    return "Not delivered: the service did not accept the message."
+
+
+def require_reachable(url: str) -> None:
+    """TargetInvalid when the URL's host is, or resolves to, an address targets may not reach."""
+    from .reach import Refused, check_url_host
+
+    try:
+        check_url_host(url)
+    except Refused as exc:
+        raise TargetInvalid(str(exc)) from None
 
 
 def url_preview(url: str) -> str:
     """`https://hooks.slack.com/services/T0/B0/xyz` → `https://hooks.slack.com/…`."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return REDACTED
     if parts.scheme in ("http", "https") and host:
-        port = f":{parts.port}" if parts.port else ""
+        port = f":{port}" if port else ""
         return f"{parts.scheme}://{host}{port}/{REDACTED}"
     return f"{parts.scheme}://{REDACTED}" if parts.scheme else REDACTED
 
@@ -138,7 +197,13 @@ def require_url(target: str, schemes: tuple[str, ...], example: str) -> str:
         raise TargetInvalid(f"A target is required, e.g. {example}")
     if re.search(r"\s", text):
         raise TargetInvalid(f"A target URL contains no spaces, e.g. {example}")
-    scheme = urlsplit(text).scheme.lower()
+    try:
+        parts = urlsplit(text)
+        if parts.scheme.lower() in ("http", "https"):
+            parts.port  # noqa: B018 — reading it validates it (service URLs keep tokens where a port would be)
+    except ValueError as exc:
+        raise TargetInvalid(f"The URL's host or port cannot be read ({exc}), e.g. {example}") from None
+    scheme = parts.scheme.lower()
     if scheme not in schemes:
         raise TargetInvalid(f"Expected a URL starting with {' or '.join(s + '://' for s in schemes)}, e.g. {example}")
     return text

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from .base import Message, TargetInvalid, apprise_send, require_apprise, require_url, url_preview
+from .base import Message, TargetInvalid, apprise_send, require_apprise, require_reachable, require_url, url_preview
 
 LABEL = "E-mail"
 PLACEHOLDER = "ops@example.com, dba@example.com"
@@ -27,6 +27,7 @@ def clean_target(target: str) -> str:
     if text.lower().startswith(tuple(s + "://" for s in OWN_SERVER_SCHEMES)):
         url = require_url(text, OWN_SERVER_SCHEMES, "mailtos://user:password@smtp.example.com?to=ops@example.com")
         require_apprise(url, "mailtos://user:password@smtp.example.com?to=ops@example.com")
+        require_reachable(url)
         return url
     found = addresses(text)
     if not found:
@@ -55,7 +56,13 @@ def send(target: str, message: Message) -> None:
     if target.lower().startswith(tuple(s + "://" for s in OWN_SERVER_SCHEMES)):
         apprise_send(target, message)
         return
-    apprise_send(platform_smtp_url(addresses(target)), message, secret=_smtp_secret())
+    # The platform's own SMTP server is the operator's choice (often a relay on this host), not a target.
+    apprise_send(
+        platform_smtp_url(addresses(target)),
+        message,
+        secret=_smtp_secret(),
+        also_allowed=(settings.EMAIL_HOST.lower(),),
+    )
 
 
 def platform_smtp_url(recipients: list[str]) -> str:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import json
 
-from .base import Message, TargetInvalid, TransportError, require_url, scrub, secrets_in_flight, url_preview
+from .base import (
+    Message,
+    TargetInvalid,
+    TransportError,
+    require_reachable,
+    require_url,
+    scrub,
+    secrets_in_flight,
+    url_preview,
+)
+from .reach import Refused, check_url_host, guarded_connections
 
 LABEL = "Webhook (JSON POST)"
 PLACEHOLDER = "https://ci.example.com/hooks/data-quality?token=…"
@@ -17,6 +27,7 @@ def clean_target(target: str) -> str:
 
     if not urlsplit(url).hostname:
         raise TargetInvalid("The URL names no host, e.g. https://example.com/hooks/dq")
+    require_reachable(url)
     return url
 
 
@@ -28,7 +39,11 @@ def send(target: str, message: Message) -> None:
     import requests
 
     body = json.dumps({"title": message.subject, "text": message.text, **message.payload}, default=str)
-    with secrets_in_flight(target) as fragments:
+    try:
+        check_url_host(target)  # again: the name may resolve elsewhere now
+    except Refused as exc:
+        raise TransportError(str(exc), permanent=True) from None
+    with secrets_in_flight(target) as fragments, guarded_connections():
         try:
             response = requests.post(
                 target,
@@ -43,4 +58,6 @@ def send(target: str, message: Message) -> None:
             # 4xx other than 408/429 will not get better by trying again.
             permanent = 400 <= response.status_code < 500 and response.status_code not in (408, 429)
             snippet = scrub(response.text[:300], fragments)
-            raise TransportError(f"The webhook answered HTTP {response.status_code}: {snippet}", permanent=permanent)
+            raise TransportError(
+                f"The webhook answered HTTP {response.status_code}.", permanent=permanent, detail=snippet
+            )

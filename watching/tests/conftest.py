@@ -73,6 +73,7 @@ def smtp_server(settings):
     settings.EMAIL_HOST_USER, settings.EMAIL_HOST_PASSWORD = "", ""
     settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
     settings.DEFAULT_FROM_EMAIL = "dq@example.com"
+    settings.DQ_ALERT_ALLOWED_HOSTS = ["127.0.0.1"]
     yield box
     controller.stop()
 
@@ -83,6 +84,7 @@ class Hook:
     url: str
     requests: list = field(default_factory=list)
     status: int = 200
+    answer: bytes = b"ok"
 
     def wait_for(self, count: int, timeout: float = 30) -> list:
         deadline = time.monotonic() + timeout
@@ -92,7 +94,10 @@ class Hook:
 
 
 @pytest.fixture
-def webhook_server():
+def webhook_server(settings):
+    """An HTTP receiver on 127.0.0.1, which alert targets may reach only because the allow-list
+    names it (DQ_ALERT_ALLOWED_HOSTS)."""
+    settings.DQ_ALERT_ALLOWED_HOSTS = ["127.0.0.1"]
     hook = Hook(url="")
 
     class Handler(BaseHTTPRequestHandler):
@@ -103,7 +108,7 @@ def webhook_server():
             )
             self.send_response(hook.status)
             self.end_headers()
-            self.wfile.write(b"ok")
+            self.wfile.write(hook.answer)
 
         def log_message(self, *args):  # keep the test output clean
             pass

@@ -94,6 +94,7 @@ def processes_env(django_db_setup, module_smtp, tmp_path_factory):
         "DQ_NOTIFY_ATTEMPTS": "3",
         "DQ_NOTIFY_BACKOFF": "0.5",
         "EMAIL_URL": f"smtp://127.0.0.1:{module_smtp.port}",
+        "DQ_ALERT_ALLOWED_HOSTS": "127.0.0.1",  # the webhook receivers of these tests
         "DEFAULT_FROM_EMAIL": "dq@example.com",
         "DQ_PUBLIC_URL": "https://dq.example.com",
         "DQ_FILE_ROOTS": str(tmp_path_factory.getbasetemp()),

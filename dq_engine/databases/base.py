@@ -302,6 +302,8 @@ class Connection:
 
 
 def password_of(source: Any, secrets: Mapping[str, str]) -> str | None:
+    """The password named by a source's `password_secret`; a name with no value is an error, not a
+    silent blank (every reader of a database source, Spark's JDBC reader too, asks here)."""
     if not source.password_secret:
         return None
     password = secrets.get(source.password_secret)

@@ -18,8 +18,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from dq_engine.databases import kind_for_url
-from dq_engine.errors import BatchError
+from dq_engine.databases import kind_for_url, password_of
 from dq_engine.identifiers import split_identifier
 from dq_engine.spec import FileSource, JdbcSource
 
@@ -70,7 +69,7 @@ def jdbc_options(source: JdbcSource, secrets: Mapping[str, str]) -> dict[str, st
     )
     if source.user:
         options["user"] = source.user
-    password = jdbc_password(source, secrets)
+    password = password_of(source, secrets)
     if password is not None:
         options["password"] = password
     return options
@@ -81,19 +80,6 @@ def spark_jdbc_url(url: str) -> str:
     so Spark picks its MySQL dialect: dq_engine/databases/mysql.py says why)."""
     kind = kind_for_url(url)
     return kind.spark_url(url) if kind is not None else url
-
-
-def jdbc_password(source: JdbcSource, secrets: Mapping[str, str]) -> str | None:
-    """The password named by `password_secret`; a name with no value is an error, not a silent blank."""
-    if not source.password_secret:
-        return None
-    password = secrets.get(source.password_secret)
-    if password is None:
-        raise BatchError(
-            f"The password secret {source.password_secret} is not set; the engine takes it from the "
-            "worker's secrets (or the environment for the command line)."
-        )
-    return password
 
 
 def _timeout_defaults(url: str) -> dict[str, str]:

@@ -26,10 +26,6 @@ from bench import generate as gen
 ROOT = Path(__file__).resolve().parents[1]
 USER, PASSWORD = "bench-memory", "bench-memory-pass-1"
 SCHEMA = "dq_mem"
-# The accuracy check on a database fails the whole run today: pushdown's refusal check reads the
-# target batch's catalog before opening it (KeyError in dq_engine/pushdown/engine.py
-# `join_condition`, from `reason_cannot_run`). Left out until that is mended.
-ACCURACY_ON_DATABASES = os.environ.get("BENCH_MEMORY_ACCURACY") == "1"
 
 
 def make_user(var_dir: Path) -> None:
@@ -103,8 +99,6 @@ def add_datasources(api: e2e.Api) -> list[int]:
     for server in servers:
         source = api.call("POST", "/api/v1/datasources/", {"name": f"mem-{server['type']}-{suffix}", **server})
         for name, template, params in e2e.checks(source["id"], f"{SCHEMA}.orders", f"{SCHEMA}.customers"):
-            if template == "multi_table_accuracy" and not ACCURACY_ON_DATABASES:
-                continue
             body = {
                 "name": f"{name} ({server['type']} {suffix})",
                 "template": template,

@@ -16,12 +16,15 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from .models import PreviewJob
+
+PREVIEW_TASK = "executions.tasks.preview_row_checks"
 
 Status = PreviewJob.Status
 # Past its time limit, a running job's worker is taken for dead after this much more.
@@ -41,8 +44,6 @@ def _stale_before() -> timezone.datetime:
 
 def submit(user, args: list, warnings: list) -> PreviewJob:
     """Record a job for `user` and send its task (after commit); TooManyPreviews at the limit."""
-    from .tasks import preview_row_checks
-
     with transaction.atomic():
         # The owner's row serialises their submissions, so two at once cannot both pass the limit.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
@@ -57,8 +58,12 @@ def submit(user, args: list, warnings: list) -> PreviewJob:
         PreviewJob.objects.filter(owner=user, created_at__lt=timezone.now() - KEEP_FINISHED).delete()
         job = PreviewJob.objects.create(owner=user, warnings=warnings)
         transaction.on_commit(
-            lambda: preview_row_checks.apply_async(
-                args=[str(job.pk), *args], queue=settings.DQ_PREVIEW_QUEUE, expires=settings.DQ_PREVIEW_TIMEOUT
+            # Sent by name: the task module reads this one (claim, answer), so it is not imported here.
+            lambda: current_app.send_task(
+                PREVIEW_TASK,
+                args=[str(job.pk), *args],
+                queue=settings.DQ_PREVIEW_QUEUE,
+                expires=settings.DQ_PREVIEW_TIMEOUT,
             )
         )
     return job

@@ -243,7 +243,7 @@ def test_it_gives_web_worker_and_beat_the_same_production_environment(compose):
         assert re.fullmatch(r"\$\{" + required + r":\?[^}]+\}", environment[required]), required
 
 
-def test_it_runs_beat_on_the_database_scheduler_and_the_worker_on_both_queues(compose):
+def test_it_runs_beat_on_the_database_scheduler_and_the_worker_on_every_queue(compose):
     from django_celery_beat.schedulers import DatabaseScheduler
 
     from dq_platform.beat import RUN_IN_BEAT, Scheduler
@@ -254,7 +254,8 @@ def test_it_runs_beat_on_the_database_scheduler_and_the_worker_on_both_queues(co
     # own process: the plain DatabaseScheduler would send it to the workers' queue.
     assert "--scheduler dq_platform.beat:Scheduler" in beat and issubclass(Scheduler, DatabaseScheduler)
     assert "executions.tasks.reap_stale_runs" in RUN_IN_BEAT
-    assert re.search(r"-Q (spark,default|default,spark)\b", worker)
+    queues = re.search(r"-Q (\S+)", worker)
+    assert queues and set(queues.group(1).split(",")) == {"spark", "preview", "default"}, worker
     assert not re.search(r"(^|\s)(-B|--beat)(\s|$)", worker), "beat (and the reaper) must not live in the worker"
 
 

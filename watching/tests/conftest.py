@@ -198,3 +198,18 @@ def analysts_member(cast, django_user_model):
     member = django_user_model.objects.create_user("colleague", password="colleague-pass-123")
     member.groups.add(cast.analysts)
     return member
+
+
+@pytest.fixture
+def channels(cast, smtp_server, webhook_server):
+    """A mail channel and a webhook channel, each told of failures, errors and recoveries, their
+    targets the in-process SMTP and HTTP receivers."""
+    from watching.models import AlertChannel
+
+    email = AlertChannel(name="dq team mail", kind="email", notify_on=["fail", "error", "recovery"])
+    email.target = "dq-team@example.com"
+    email.save()
+    hook = AlertChannel(name="ci hook", kind="webhook", notify_on=["fail", "error", "recovery"])
+    hook.target = webhook_server.url
+    hook.save()
+    return email, hook

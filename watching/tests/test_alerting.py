@@ -17,17 +17,6 @@ pytestmark = pytest.mark.django_db
 FAILING, PASSING = 2, 0  # the statistic the engine reports: 2 NULL statuses, or none
 
 
-@pytest.fixture
-def channels(cast, smtp_server, webhook_server):
-    email = AlertChannel(name="dq team mail", kind="email", notify_on=["fail", "error", "recovery"])
-    email.target = "dq-team@example.com"
-    email.save()
-    hook = AlertChannel(name="ci hook", kind="webhook", notify_on=["fail", "error", "recovery"])
-    hook.target = webhook_server.url
-    hook.save()
-    return email, hook
-
-
 def test_a_failing_run_sends_one_email_and_one_webhook_with_the_failures_and_a_link(
     cast, make_check, channels, smtp_server, webhook_server, finish_run
 ):

@@ -4,24 +4,13 @@ passes nothing at all. Messages go to a real SMTP server and a real HTTP server 
 
 import pytest
 
-from watching.models import AlertChannel, Incident, Notification
+from watching.models import Incident, Notification
 
 pytestmark = pytest.mark.django_db
 
 FAILING, PASSING = 2, 0  # NULL statuses the engine reports
 NOWHERE = {"country": "NO-SUCH-COUNTRY"}
 NORWAY = {"country": "NO"}
-
-
-@pytest.fixture
-def channels(cast, smtp_server, webhook_server):
-    email = AlertChannel(name="dq team mail", kind="email", notify_on=["fail", "error", "recovery"])
-    email.target = "dq-team@example.com"
-    email.save()
-    hook = AlertChannel(name="ci hook", kind="webhook", notify_on=["fail", "error", "recovery"])
-    hook.target = webhook_server.url
-    hook.save()
-    return email, hook
 
 
 def test_a_passing_empty_partition_batch_leaves_the_whole_tables_incident_open_and_sends_nothing(

@@ -33,8 +33,9 @@ from dq_engine.vocabulary.expressions import string
 DIALECT = "duckdb"
 
 
-class NotPortable(Exception):
-    """User SQL (or a pattern) DuckDB would not answer as Spark does; the message says what."""
+class NotPortable(CheckError):
+    """User SQL (or a pattern) DuckDB would not answer as Spark does; the message says what, in
+    words a user reads as they are (a check error, never "NotPortable: ...")."""
 
 
 # Nodes whose meaning is the same in Spark SQL and DuckDB for the values a check sees.

@@ -161,3 +161,18 @@ def test_a_batch_limited_to_its_first_rows_is_drawn_once_for_every_pass(tmp_path
 
         assert checks["rows"]["statistic"] == 1000.0 and checks["dups"]["statistic"] == 0.0
         assert checks["distinct"]["statistic"] == checks["sum"]["statistic"]  # the same 1,000 ids
+
+
+def test_a_query_duckdb_would_answer_otherwise_ends_error_saying_why_in_words(orders):
+    document = _run(
+        orders,
+        [
+            {"id": "spread", "metric": {"kind": "custom_sql", "sql": "SELECT stddev_samp(id) FROM ${src_table}"}},
+            {"id": "count", "metric": {"kind": "row_count"}},
+        ],
+    )
+    spread = document["checks"]["spread"]
+
+    assert spread["status"] == "error"
+    assert spread["message"].startswith("The query uses") and "as Spark does" in spread["message"], spread
+    assert document["checks"]["count"]["statistic"] == 6.0

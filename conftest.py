@@ -40,7 +40,8 @@ PG_PROBE_DATASOURCE = {
     "username": PROBE_USER,
     "password": PROBE_PASSWORD,
 }
-MYSQL_TEST_DB = "dq_test"
+# Overridable so that two checkouts can run their tests side by side against the same servers.
+MYSQL_TEST_DB = os.environ.get("DQ_TEST_MYSQL_DB", "dq_test")
 PG_TEST_SCHEMA = "dq_test"
 
 

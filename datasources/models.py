@@ -15,6 +15,7 @@ from django.utils import timezone
 from . import crypto
 from .connectors import default_port
 from .connectors.base import ENGINE_OPTION
+from .readable import readable_ids
 
 AUTO = "auto"
 
@@ -51,7 +52,7 @@ class DatasourceQuerySet(models.QuerySet):
         # Exists rather than a join on the groups: no duplicate rows, so no distinct(), which
         # would forbid select_for_update() and complicate counts.
         groups = Datasource.allowed_groups.through.objects.filter(datasource=OuterRef("pk"))
-        return self.filter(~Exists(groups) | Exists(groups.filter(group__in=user.groups.all())))
+        return self.filter(~Exists(groups) | Exists(groups.filter(group__user=user)))
 
     def owned_by(self, user) -> DatasourceQuerySet:
         """Datasources whose batches and incidents `user` answers for: release and re-validate
@@ -75,7 +76,7 @@ def reading_only_readable(user, links: models.QuerySet, owner_field: str) -> Q:
     read = links.filter(**{owner_field: OuterRef("pk")})
     # The readable ids are fetched first (a handful of rows) rather than nested as a subquery:
     # every list page asks this, and a literal list is cheaper both to build and to run.
-    readable = list(Datasource.objects.readable_by(user).values_list("pk", flat=True))
+    readable = readable_ids(user, lambda: list(Datasource.objects.readable_by(user).values_list("pk", flat=True)))
     unreadable = read.exclude(datasource_id__in=readable)
     return Exists(read) & ~Exists(unreadable)
 

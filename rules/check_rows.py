@@ -5,12 +5,10 @@ those per-row costs were most of its time."""
 
 from __future__ import annotations
 
-from django.db.models import OuterRef, QuerySet, Subquery
-from rest_framework import serializers
+from django.db.models import F, FilteredRelation, Q, QuerySet
 
+from dq_platform import api_times
 from executions.evaluation import formula_in_words
-
-from .models import CheckVersion
 
 # The order of the values each row is read as (see `rows`).
 COLUMNS = (
@@ -27,21 +25,25 @@ COLUMNS = (
 )
 
 
-def template_version_in_use() -> Subquery:
-    """The template version the check's current version computes with (CheckSerializer's
-    `template_version`)."""
-    in_use = CheckVersion.objects.filter(parent_check=OuterRef("pk"), number=OuterRef("current_version"))
-    return Subquery(in_use.values("definition__number")[:1])
+def with_template_version_in_use(checks: QuerySet) -> QuerySet:
+    """`checks` with `template_version_in_use`: the template version the check's current version
+    computes with (CheckSerializer's `template_version`). A join on the current version (one at
+    most: a check's version numbers are unique) rather than a subquery: as fast to run, and half
+    the work to build for every page."""
+    return checks.annotate(
+        version_in_use=FilteredRelation("versions", condition=Q(versions__number=F("current_version"))),
+        template_version_in_use=F("version_in_use__definition__number"),
+    )
 
 
 def listed(checks: QuerySet) -> QuerySet:
     """`checks` (already filtered and ordered) as the tuples `rows` reads."""
-    return checks.annotate(template_version_in_use=template_version_in_use()).values_list(*COLUMNS)
+    return with_template_version_in_use(checks).values_list(*COLUMNS)
 
 
 def rows(page) -> list[dict]:
     """The page's checks as CheckSerializer represents them, key for key and in its order."""
-    moment = serializers.DateTimeField().to_representation  # DRF's own format and time zone
+    moment = api_times.formatter()  # DRF's DateTimeField output
     formulas: dict = {}
     answer = []
     for (

@@ -172,9 +172,7 @@ class CheckViewSet(viewsets.ModelViewSet):
         checks = Check.objects.visible_to(self.request.user)
         if self.action == "list":
             return self._filtered(checks)  # `check_rows` reads the columns it shows
-        checks = checks.select_related("template", "owner").annotate(
-            template_version_in_use=check_rows.template_version_in_use()
-        )
+        checks = check_rows.with_template_version_in_use(checks.select_related("template", "owner"))
         if self.action in self.WRITES:
             # of=("self",): the owner join is an outer join, which PostgreSQL will not lock.
             return checks.select_for_update(of=("self",))

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.utils import timezone
-from rest_framework import serializers
 
+from dq_platform import api_times
 from executions.scopes import scope_words
 
 from .models import Incident
@@ -46,7 +46,7 @@ def listed(incidents: QuerySet) -> QuerySet:
 
 def rows(page) -> list[dict]:
     """The page's incidents as IncidentSerializer represents them, key for key and in its order."""
-    moment = serializers.DateTimeField().to_representation  # DRF's own format and time zone
+    moment = api_times.formatter()  # DRF's DateTimeField output
     now = timezone.now()
     answer = []
     for (

@@ -9,6 +9,7 @@ says the list got shorter since the caller counted it.
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
@@ -53,3 +54,24 @@ class Pages(PageNumberPagination):
         if raw not in (None, "", *self.last_page_strings):
             _whole_number(raw, self.page_query_param)  # "abc", "0", "-1": 400 naming `page`
         return super().paginate_queryset(queryset, request, view)
+
+
+class CountedApart:
+    """What a list view hands `Pages` when the rows it shows need joins (a check's name, a
+    user's name) that cannot change how many rows there are: the page is read from `rows`, the
+    count from `counted`, the same rows without those joins, so counting does not join every
+    row of the list."""
+
+    def __init__(self, rows: QuerySet, counted: QuerySet):
+        self.rows = rows
+        self.counted = counted
+        self.ordered = rows.ordered  # Django's paginator warns about an unordered list
+
+    def count(self) -> int:
+        return self.counted.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, key):
+        return self.rows[key]

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Case, Exists, OuterRef, Q, Value, When
 from django.utils import timezone
 from django.utils.timezone import now as utc_now
 
@@ -184,9 +184,14 @@ class IncidentQuerySet(models.QuerySet):
             return self.none()
         if user.is_staff:
             return self.all()
-        readable = Result.objects.visible_to(user).values("pk")
+        # Row by row (Exists) rather than `__in` lists: the list page walks incidents in its
+        # order (the `incident_list_order` index) and stops at a page, instead of first listing
+        # every readable result; SQLite also drove `first_result__in` from that list.
+        readable = Result.objects.visible_to(user)
         return self.filter(
-            rule_check__in=Check.objects.visible_to(user), first_result__in=readable, last_result__in=readable
+            Exists(Check.objects.visible_to(user).filter(pk=OuterRef("rule_check_id"))),
+            Exists(readable.filter(pk=OuterRef("first_result_id"))),
+            Exists(readable.filter(pk=OuterRef("last_result_id"))),
         )
 
     def unresolved(self) -> IncidentQuerySet:
@@ -232,11 +237,24 @@ class Incident(models.Model):
         "executions.Result", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     resolution_note = models.TextField(blank=True)
+    # The list's order (open, acknowledged, resolved), kept by the database itself so that an
+    # index can serve it: the list reads a page from `incident_list_order` instead of sorting
+    # every incident on each request.
+    status_rank = models.GeneratedField(
+        expression=Case(
+            When(status="open", then=Value(0)),
+            When(status="acknowledged", then=Value(1)),
+            default=Value(2),
+        ),
+        output_field=models.PositiveSmallIntegerField(),
+        db_persist=True,
+    )
 
     objects = IncidentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-opened_at", "-id"]
+        indexes = [models.Index(fields=["status_rank", "-opened_at", "-id"], name="incident_list_order")]
         constraints = [
             models.UniqueConstraint(
                 fields=["rule_check", "partition_key"],

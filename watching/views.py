@@ -4,7 +4,6 @@ Every list pages on the server (dq_platform.pagination, the default); every quer
 
 from __future__ import annotations
 
-from django.db.models import Case, IntegerField, Value, When
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
@@ -13,10 +12,11 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from dq_platform.ids import as_id
+from dq_platform.pagination import CountedApart
 from executions.models import Run
 from rules.models import Check
 
-from . import cron
+from . import cron, incident_rows
 from .delivery import send_test
 from .handling import REFUSED, may_handle
 from .models import AlertChannel, CheckMute, Incident, Notification, Schedule
@@ -136,14 +136,6 @@ class AlertChannelViewSet(viewsets.ModelViewSet):
         return Response({"ok": ok, "message": message})
 
 
-STATUS_ORDER = Case(
-    When(status=Incident.Status.OPEN, then=Value(0)),
-    When(status=Incident.Status.ACKNOWLEDGED, then=Value(1)),
-    default=Value(2),
-    output_field=IntegerField(),
-)
-
-
 class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Incidents of the checks the caller may see, open first. `?status=open|acknowledged|resolved`
     (several with commas), `?check=`. Acknowledged and resolved by the owners of the check's
@@ -152,9 +144,11 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     serializer_class = IncidentSerializer
 
     def get_queryset(self):
-        incidents = Incident.objects.visible_to(self.request.user).select_related(
-            "rule_check__mute", "first_result", "last_result", "acknowledged_by", "resolved_by"
-        )
+        incidents = Incident.objects.visible_to(self.request.user)
+        if self.action != "list":  # the list reads the columns it shows (incident_rows)
+            incidents = incidents.select_related(
+                "rule_check__mute", "first_result", "last_result", "acknowledged_by", "resolved_by"
+            )
         wanted = [s for s in self.request.query_params.get("status", "").split(",") if s.strip()]
         unknown = [s for s in wanted if s not in Incident.Status.values]
         if unknown:
@@ -166,7 +160,16 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         check = _id_param(self.request, "check")
         if check is not None:
             incidents = incidents.filter(rule_check_id=check)
-        return incidents.annotate(status_rank=STATUS_ORDER).order_by("status_rank", "-opened_at", "-id")
+        return incidents.order_by("status_rank", "-opened_at", "-id")  # the `incident_list_order` index
+
+    def list(self, request, *args, **kwargs):
+        """The page's rows come from column values (watching/incident_rows.py): the same JSON
+        as IncidentSerializer, without models and a serializer per row."""
+        incidents = self.get_queryset()
+        page = self.paginate_queryset(CountedApart(incident_rows.listed(incidents), incidents))
+        if page is None:
+            return Response(incident_rows.rows(incident_rows.listed(incidents)))
+        return self.get_paginated_response(incident_rows.rows(page))
 
     @extend_schema(request=None, responses=IncidentSerializer)
     @action(detail=True, methods=["post"])

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from watching.models import AlertChannel, Incident
+from watching.models import AlertChannel, CheckMute, Incident
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/incidents/"
@@ -104,3 +104,27 @@ def test_muting_a_check_is_for_its_owner_and_admins_and_needs_a_future_time(cast
     assert api_as(analysts_member).get(url).json()["until"] is not None
     assert api_as(cast.admin).delete(url).status_code == 204
     assert api_as(cast.author).get(url).json()["until"] is None
+
+
+def test_every_listed_incident_reads_as_on_its_own_page(cast, api_as, make_check, finish_run, three_incidents):
+    """The list builds its rows from column values (watching/incident_rows.py); each row must be
+    what the incident's own page (IncidentSerializer) says, whatever state the incident is in."""
+    passed, acked, still = three_incidents
+    by_hand, muted, once_muted = make_check("by hand"), make_check("muted"), make_check("once muted")
+    finish_run([by_hand, muted, once_muted], {by_hand: FAILING, muted: FAILING, once_muted: FAILING})
+    author = api_as(cast.author)
+    author.post(f"{URL}{Incident.objects.get(rule_check=acked).pk}/acknowledge/")
+    author.post(f"{URL}{Incident.objects.get(rule_check=by_hand).pk}/resolve/", {"note": "reloaded"}, format="json")
+    soon = (timezone.now() + timedelta(hours=3)).isoformat()
+    author.post(f"/api/v1/checks/{muted.pk}/mute/", {"until": soon, "reason": "table reload"}, format="json")
+    CheckMute.objects.create(rule_check=once_muted, until=timezone.now() - timedelta(hours=1), reason="over")
+    Incident.objects.filter(rule_check=still).update(partition_key='{"country": "NO"}', blocking=True)
+
+    for client in (author, api_as(cast.admin)):
+        listed = client.get(URL).json()["results"]
+        assert [i["status"] for i in listed] == ["open"] * 3 + ["acknowledged"] + ["resolved"] * 2
+        assert {i["check_name"] for i in listed if i["muted_until"]} == {"muted"}
+        assert [i["partition"] for i in listed if i["check_name"] == "still"] == ["partition country=NO"]
+        assert [i["resolved_automatically"] for i in listed if i["status"] == "resolved"] == [False, True]
+        for row in listed:
+            assert row == client.get(f"{URL}{row['id']}/").json()

@@ -72,15 +72,18 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     serializer_class = RunSerializer
 
     def get_queryset(self):
-        # Joined, not prefetched by id: a run of a thousand checks would put a thousand ids in one
-        # IN list, past what SQLite parses. The list shows the checks' names only.
-        versions = CheckVersion.objects.only("id", "parent_check_id", "number", "name")
         runs = Run.objects.visible_to(self.request.user)
-        if self.action == "list":  # its rows' checks and result counts: two grouped queries per page
+        if self.action == "list":  # rows of column values, their checks and result counts: run_list.py
             return filter_runs(runs, self.request.query_params)
-        runs = runs.select_related("created_by")
+        # Joined, not prefetched by id: a run of a thousand checks would put a thousand ids in one
+        # IN list, past what SQLite parses. Only what `checks` shows of each version.
+        versions = CheckVersion.objects.only("id", "parent_check_id", "number", "name")
         results = Result.objects.select_related("check_version", "rule_check__template").order_by("run", "id")
-        return runs.prefetch_related(Prefetch("results", results), Prefetch("check_versions", versions)).distinct()
+        return (
+            runs.select_related("created_by")
+            .prefetch_related(Prefetch("results", results), Prefetch("check_versions", versions))
+            .distinct()
+        )
 
     def get_serializer_class(self):
         return RunListSerializer if self.action == "list" else RunSerializer

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from django.db.models import Count
 from rest_framework import serializers
 
 from dq_engine.selection import AUTO
@@ -181,34 +180,10 @@ class RunSerializer(serializers.ModelSerializer):
         return [{"check": v.parent_check_id, "version": v.number, "name": v.name} for v in run.check_versions.all()]
 
 
-def result_counts(run_ids: list[int]) -> dict[int, dict[str, int]]:
-    """{run id: {status: results}} for a page of runs, in one grouped query."""
-    counts: dict[int, dict[str, int]] = {run_id: {} for run_id in run_ids}
-    grouped = (
-        Result.objects.filter(run_id__in=run_ids).order_by().values_list("run_id", "status").annotate(n=Count("id"))
-    )
-    for run_id, status, n in grouped:
-        counts[run_id][status] = n
-    return counts
-
-
-def checks_of(run_ids: list[int]) -> dict[int, list[dict]]:
-    """{run id: [{check, version, name}]} for a page of runs, in one query of plain values (a page
-    of runs of a hundred checks each holds thousands)."""
-    checks: dict[int, list[dict]] = {run_id: [] for run_id in run_ids}
-    links = (
-        Run.check_versions.through.objects.filter(run_id__in=run_ids)
-        .order_by("checkversion__parent_check_id", "checkversion__number")
-        .values_list("run_id", "checkversion__parent_check_id", "checkversion__number", "checkversion__name")
-    )
-    for run_id, check, number, name in links:
-        checks[run_id].append({"check": check, "version": number, "name": name})
-    return checks
-
-
 class RunListSerializer(RunSerializer):
     """A row of the runs list: the run without its results, counted by status instead (a page of
-    runs of a hundred checks each would otherwise carry thousands of results)."""
+    runs of a hundred checks each would otherwise carry thousands of results). The list builds
+    its rows itself (executions/run_list.py); this describes them to the API schema."""
 
     result_counts = serializers.SerializerMethodField(help_text='Its results by status, e.g. {"pass": 12, "fail": 1}')
 

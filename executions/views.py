@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -15,14 +15,13 @@ from rules.models import Check, CheckVersion
 from . import error_rows
 from .filters import filter_results, filter_runs
 from .models import Result, Run
+from .run_list import list_rows, page_rows
 from .serializers import (
     HistoryPointSerializer,
     ResultSerializer,
     RunListSerializer,
     RunRequestSerializer,
     RunSerializer,
-    checks_of,
-    result_counts,
 )
 from .starting import RunAlreadyRetried, RunRequestInvalid, retry_run, start_run
 
@@ -73,14 +72,18 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     serializer_class = RunSerializer
 
     def get_queryset(self):
-        # Joined, not prefetched by id: a run of a thousand checks would put a thousand ids in one
-        # IN list, past what SQLite parses. The list shows the checks' names only.
-        versions = CheckVersion.objects.only("id", "parent_check_id", "number", "name")
-        runs = Run.objects.visible_to(self.request.user).select_related("created_by")
-        if self.action == "list":  # its rows' checks and result counts: two grouped queries per page
+        runs = Run.objects.visible_to(self.request.user)
+        if self.action == "list":  # rows of column values, their checks and result counts: run_list.py
             return filter_runs(runs, self.request.query_params)
+        # Joined, not prefetched by id: a run of a thousand checks would put a thousand ids in one
+        # IN list, past what SQLite parses. Only what `checks` shows of each version.
+        versions = CheckVersion.objects.only("id", "parent_check_id", "number", "name")
         results = Result.objects.select_related("check_version", "rule_check__template").order_by("run", "id")
-        return runs.prefetch_related(Prefetch("results", results), Prefetch("check_versions", versions)).distinct()
+        return (
+            runs.select_related("created_by")
+            .prefetch_related(Prefetch("results", results), Prefetch("check_versions", versions))
+            .distinct()
+        )
 
     def get_serializer_class(self):
         return RunListSerializer if self.action == "list" else RunSerializer
@@ -89,10 +92,9 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     def list(self, request, *args, **kwargs):
         """Runs, newest first, paged (`?page=&page_size=`), filtered in the database. Each row counts
         its results by status (`result_counts`); a run's own page (GET …/{id}/) lists them."""
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        ids = [run.pk for run in page]
-        context = {**self.get_serializer_context(), "result_counts": result_counts(ids), "checks": checks_of(ids)}
-        return self.get_paginated_response(RunListSerializer(page, many=True, context=context).data)
+        # Plain rows rather than the serializer: a page holds thousands of checks (executions/run_list.py).
+        page = self.paginate_queryset(page_rows(self.filter_queryset(self.get_queryset())))
+        return self.get_paginated_response(list_rows(page))
 
     # 200: the same idempotency_key again answers the run it started.
     @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer, 200: RunSerializer})
@@ -111,6 +113,8 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
             )
         except RunRequestInvalid as exc:
             raise ValidationError(exc.fields) from None
+        if created:  # made just now, as its status says: no results recorded yet, nothing to ask
+            prefetch_related_objects([run], Prefetch("results", Result.objects.none()))
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
 
     @extend_schema(

@@ -125,3 +125,36 @@ def test_a_note_the_engine_adds_to_a_computed_statistic_reaches_the_result(cast,
     result = api_as(cast.author).get(f"/api/v1/runs/{run_id}/").json()["results"][0]
     assert (result["status"], result["statistics_value"], result["error_row_count"]) == ("fail", 2.0, 2)
     assert result["message"] == note
+
+
+def test_a_run_of_a_thousand_checks_freezes_the_current_version_of_each(cast, lake_check):
+    """More checks than SQLite would take in one condition (1,000), half of them edited once since."""
+    from executions.starting import start_run
+    from rules.models import Check, CheckVersion
+
+    model = Check.objects.get(pk=lake_check)
+    first = model.current()
+    copies = Check.objects.bulk_create(
+        Check(name=f"copy {i:04d}", template=model.template, params=model.params, current_version=1 + i % 2)
+        for i in range(1100)
+    )
+    CheckVersion.objects.bulk_create(
+        CheckVersion(
+            parent_check=check,
+            number=number,
+            name=f"{check.name} v{number}",
+            template_key=first.template_key,
+            template_version=first.template_version,
+            definition=first.definition,
+            params=first.params,
+            content_hash=f"{check.pk}-{number}",
+        )
+        for check in copies
+        for number in (1, 2)
+    )
+
+    run, created = start_run(copies, cast.author)
+
+    frozen = run.check_versions.order_by("parent_check_id").values_list("parent_check_id", "number", "name")
+    assert created and list(frozen) == [(c.pk, c.current_version, f"{c.name} v{c.current_version}") for c in copies]
+    assert len(run.batches["assignments"]) == 1100

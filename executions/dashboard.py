@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db.models import Case, Count, Max, Q, When
+from django.db.models import Case, Count, Q, When
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers
@@ -44,8 +44,7 @@ def _hours(request) -> int:
 
 def _latest_per_check(results):
     """The newest result of each check among `results` (ids grow with time)."""
-    newest = results.order_by().values("rule_check_id").annotate(last=Max("id")).values("last")
-    return results.filter(id__in=newest).select_related("check_version").order_by("-id")
+    return results.newest_of_each_check().select_related("check_version").order_by("-id")
 
 
 SUMMARY_RESPONSE = inline_serializer(

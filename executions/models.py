@@ -6,6 +6,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from datasources.models import reading_only_readable
@@ -33,6 +34,18 @@ class ResultQuerySet(models.QuerySet):
         if user.is_staff:
             return self.all()
         return self.filter(run__in=Run.objects.visible_to(user))
+
+    def newest_of_each_check(self) -> ResultQuerySet:
+        """The newest result (ids grow with time) of each check among these results.
+
+        Asked check by check, newest first along the (rule_check, id) index: a step or two per
+        check, where grouping the results by check reads every one of them, and a check's
+        history keeps growing while the number of checks does not. Deleted checks keep their
+        row, so every result's check is among them. A fresh queryset of those rows: these
+        results' filters (visibility among them) already chose them."""
+        checks = self.model._meta.get_field("rule_check").related_model.objects.order_by()
+        newest = self.order_by("-id").filter(rule_check_id=OuterRef("pk")).values("id")[:1]
+        return self.model.objects.filter(id__in=checks.annotate(newest=Subquery(newest)).values("newest"))
 
 
 def datasource_ids_read(batches: dict) -> set[int]:
@@ -228,9 +241,13 @@ class Result(models.Model):
 
     @property
     def blocks(self) -> bool:
-        """A `block` check fails closed: a failure or an evaluation error stops the workflow.
-        `unknown` (no history yet) does not block."""
-        return self.failure_strategy == "block" and self.status in (self.Status.FAIL, self.Status.ERROR)
+        return blocks(self.failure_strategy, self.status)
+
+
+def blocks(failure_strategy: str, status: str) -> bool:
+    """A `block` check fails closed: a failure or an evaluation error stops the workflow.
+    `unknown` (no history yet) does not block."""
+    return failure_strategy == "block" and status in (Result.Status.FAIL, Result.Status.ERROR)
 
 
 class RunDatasource(models.Model):

@@ -26,14 +26,15 @@ class RunQuerySet(models.QuerySet):
 
 
 class ResultQuerySet(models.QuerySet):
-    def visible_to(self, user) -> ResultQuerySet:
+    def visible_to(self, user, visible_runs: RunQuerySet | None = None) -> ResultQuerySet:
         """Results (and their error rows) of runs the user may read: a result is as readable as
-        the run that produced it."""
+        the run that produced it. `visible_runs`: `Run.objects.visible_to(user)`, as is, when the
+        caller asked it already (it costs a query)."""
         if not user.is_authenticated:
             return self.none()
         if user.is_staff:
             return self.all()
-        return self.filter(run__in=Run.objects.visible_to(user))
+        return self.filter(run__in=Run.objects.visible_to(user) if visible_runs is None else visible_runs)
 
     def newest_of_each_check(self) -> ResultQuerySet:
         """The newest result (ids grow with time) of each check among these results.
@@ -234,6 +235,9 @@ class Result(models.Model):
             # The newest result of each check (MAX(id) GROUP BY check): latest=true, the summary's
             # open failures, the checks list's last status.
             models.Index(fields=["rule_check", "id"], name="result_check_newest"),
+            # The dashboard's counts for a member, whose results are those of the runs they may
+            # read: a window of each such run's results, counted by status without the table.
+            models.Index(fields=["run", "created_at", "status"], name="result_run_window"),
         ]
 
     def __str__(self) -> str:

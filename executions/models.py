@@ -46,7 +46,9 @@ class ResultQuerySet(models.QuerySet):
         results' filters (visibility among them) already chose them."""
         checks = self.model._meta.get_field("rule_check").related_model.objects.order_by()
         newest = self.order_by("-id").filter(rule_check_id=OuterRef("pk")).values("id")[:1]
-        return self.model.objects.filter(id__in=checks.annotate(newest=Subquery(newest)).values("newest"))
+        # DISTINCT: PostgreSQL would otherwise evaluate each check's walk three times over.
+        newest_ids = checks.annotate(newest=Subquery(newest)).values("newest").distinct()
+        return self.model.objects.filter(id__in=newest_ids)
 
 
 def datasource_ids_read(batches: dict) -> set[int]:

@@ -234,8 +234,9 @@ class Result(models.Model):
         indexes = [
             # The dashboard's window (created_at ≥ since) and the results list's order (newest first).
             models.Index(fields=["created_at", "id"], name="result_created"),
-            # The newest result of each check (MAX(id) GROUP BY check): latest=true, the summary's
-            # open failures, the checks list's last status.
+            # The newest result of each check, walked newest first check by check
+            # (`newest_of_each_check`): latest=true, the summary's open failures, the checks
+            # list's last status.
             models.Index(fields=["rule_check", "id"], name="result_check_newest"),
             # The dashboard's counts for a member, whose results are those of the runs they may
             # read: a window of each such run's results, counted by status without the table.

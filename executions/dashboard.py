@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db.models import Case, Count, Max, Q, When
+from django.db.models import Case, Count, Q, When
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers
@@ -33,6 +33,17 @@ from .serializers import LatestResultSerializer
 
 OPEN = (Result.Status.FAIL, Result.Status.ERROR)
 FAILING_LISTED = 10  # the header names a few; the full list is one link away
+# What LatestResultSerializer shows of a result and its version.
+LISTED_FIELDS = (
+    "id",
+    "rule_check_id",
+    "run_id",
+    "status",
+    "statistics_value",
+    "created_at",
+    "failure_strategy",
+    "check_version__name",
+)
 
 
 def _hours(request) -> int:
@@ -44,8 +55,7 @@ def _hours(request) -> int:
 
 def _latest_per_check(results):
     """The newest result of each check among `results` (ids grow with time)."""
-    newest = results.order_by().values("rule_check_id").annotate(last=Max("id")).values("last")
-    return results.filter(id__in=newest).select_related("check_version").order_by("-id")
+    return results.newest_of_each_check().select_related("check_version").order_by("-id")
 
 
 SUMMARY_RESPONSE = inline_serializer(
@@ -85,7 +95,8 @@ def results_summary(request):
     """
     hours = _hours(request)
     since = timezone.now() - timedelta(hours=hours)
-    results = Result.objects.visible_to(request.user).filter(created_at__gte=since)
+    runs = Run.objects.visible_to(request.user)
+    results = Result.objects.visible_to(request.user, visible_runs=runs).filter(created_at__gte=since)
     counts = results.aggregate(
         total=Count("id"),
         passed=Count("id", filter=Q(status=Result.Status.PASS)),
@@ -95,33 +106,45 @@ def results_summary(request):
     )
     evaluated = counts["passed"] + counts["failed"] + counts["errors"]
     # Counted and picked in the database: an installation may have thousands of open failures.
-    failing = _latest_per_check(results).filter(status__in=OPEN)
+    # Each check run in the window has one newest result there, so they count the checks run too.
+    newest = results.newest_of_each_check()
+    failing = Q(status__in=OPEN)
+    newest_counts = newest.aggregate(
+        checks_run=Count("id"),
+        open=Count("id", filter=failing),
+        blocking=Count("id", filter=failing & Q(failure_strategy="block")),
+    )
     blocking_first = Case(When(failure_strategy="block", then=0), default=1)
-    listed = failing.annotate(blocking_first=blocking_first).order_by("blocking_first", "-id")[:FAILING_LISTED]
-    runs = Run.objects.visible_to(request.user)
+    listed = (
+        newest.filter(failing)
+        .select_related("check_version")
+        .only(*LISTED_FIELDS)
+        .annotate(blocking_first=blocking_first)
+        .order_by("blocking_first", "-id")[:FAILING_LISTED]
+    )
+    active = [Run.Status.QUEUED, Run.Status.RUNNING]
+    run_counts = runs.filter(Q(created_at__gte=since) | Q(status__in=active)).aggregate(
+        since=Count("id", filter=Q(created_at__gte=since)), active=Count("id", filter=Q(status__in=active))
+    )
     return Response(
         {
             "since": since,
             "hours": hours,
             "checks": Check.objects.visible_to(request.user).count(),
-            "checks_run": results.order_by().values("rule_check_id").distinct().count(),
+            "checks_run": newest_counts["checks_run"],
             "results": counts["total"],
             "passed": counts["passed"],
             "failed": counts["failed"],
             "errors": counts["errors"],
             "unknown": counts["unknown"],
             "pass_rate": round(counts["passed"] * 100 / evaluated, 1) if evaluated else None,
-            "open_failures": failing.count(),
-            "blocking_failures": failing.filter(failure_strategy="block").count(),
-            "failing_checks": [_latest_item(r) for r in listed],
-            "runs": runs.filter(created_at__gte=since).distinct().count(),
-            "active_runs": runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).distinct().count(),
+            "open_failures": newest_counts["open"],
+            "blocking_failures": newest_counts["blocking"],
+            "failing_checks": LatestResultSerializer(listed, many=True).data,
+            "runs": run_counts["since"],
+            "active_runs": run_counts["active"],
         }
     )
-
-
-def _latest_item(result: Result) -> dict:
-    return LatestResultSerializer(result).data
 
 
 class LatestResults(generics.ListAPIView):

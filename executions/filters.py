@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
-from django.db.models import Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework.exceptions import ValidationError
@@ -105,8 +105,7 @@ def filter_results(results: QuerySet, params) -> QuerySet:
     results = _created_between(results, params)
     if flag(params, "latest"):
         # Before the status filter: "the newest result is a failure", not "the newest failure".
-        newest = results.order_by().values("rule_check_id").annotate(last=Max("id")).values("last")
-        results = results.filter(id__in=newest)
+        results = results.newest_of_each_check()
     statuses = choices(params, "status", Result.Status.values)
     if statuses:
         results = results.filter(status__in=statuses)

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+from datetime import datetime, tzinfo
+
+from django.db.models import F
+from django.utils import timezone
 from rest_framework import serializers
 
 from dq_engine.selection import AUTO
@@ -7,7 +11,7 @@ from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from rules.models import Check
 
 from .evaluation import evaluate, formula_in_words, result_band
-from .models import Result, Run
+from .models import Result, Run, blocks
 
 
 class RunRequestSerializer(serializers.Serializer):
@@ -47,16 +51,153 @@ class RunRequestSerializer(serializers.Serializer):
         return attrs
 
 
+def _moment(value: datetime | None, zone: tzinfo) -> str | None:
+    """What DRF's DateTimeField writes for a stored (aware) date-time: ISO 8601 in the current
+    time zone, UTC as "Z". Here with the zone looked up once per page instead of per value."""
+    if not value:
+        return None
+    text = value.astimezone(zone).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+# What a result shows of itself, and of its version, check and run (name: the path to it). A list
+# of results reads just these values (`shown_results`), not the rows of five models.
+OWN_VALUES = (
+    "id",
+    "run_id",
+    "rule_check_id",
+    "batch",
+    "partition_key",
+    "status",
+    "statistic_name",
+    "statistics_value",
+    "comparison_value",
+    "comparison_type",
+    "comparison_source",
+    "check_type",
+    "operator",
+    "threshold",
+    "failure_strategy",
+    "formula_value",
+    "verdict",
+    "message",
+    "error_row_count",
+    "error_rows_written",
+    "error_rows_path",
+    "rows_scanned",
+    "details",
+    "data_time",
+    "created_at",
+)
+RELATED_VALUES = {
+    "check_name": "check_version__name",
+    "version_number": "check_version__number",
+    "template_key": "check_version__template_key",
+    # A check keeps its template (rules/serializers.py refuses a change), so its name is the one
+    # the version ran with.
+    "template_name": "rule_check__template__name",
+    "run_status": "run__status",
+    # Only the run's batch definitions, not all its frozen batches (which assign every check).
+    "batch_definitions": "run__batches__definitions",
+}
+
+
+def shown_results(ids: list[int]) -> list[dict]:
+    """These results as ResultSerializer shows them, in the order of `ids`. The ids come from
+    `Result.objects.visible_to`, which decided who may read them."""
+    related = {name: F(path) for name, path in RELATED_VALUES.items()}
+    found = {v["id"]: v for v in Result.objects.filter(id__in=ids).order_by().values(*OWN_VALUES, **related)}
+    zone = timezone.get_current_timezone()
+    return [shown_result(found[pk], zone) for pk in ids]
+
+
+def shown_result(v: dict, zone: tzinfo) -> dict:
+    """A result as ResultSerializer shows it, from its values (OWN_VALUES and RELATED_VALUES):
+    written out, where walking DRF's generic fields one by one took most of a results page's
+    time. Same keys, order and values as the fields ResultSerializer declares
+    (executions/tests/test_result_representation.py holds them equal)."""
+    batch = (v["batch_definitions"] or {}).get(v["batch"]) or {}
+    return {
+        "id": v["id"],
+        "run": v["run_id"],
+        "check": v["rule_check_id"],
+        "check_name": v["check_name"],
+        "check_version": v["version_number"],
+        "template": v["template_key"],
+        "template_name": v["template_name"],
+        "batch": v["batch"],
+        "partition_key": v["partition_key"],
+        "status": v["status"],
+        "statistic_name": v["statistic_name"],
+        "statistics_value": _number(v["statistics_value"]),
+        "comparison_value": _number(v["comparison_value"]),
+        "comparison_type": v["comparison_type"],
+        "comparison_source": v["comparison_source"],
+        "check_type": v["check_type"],
+        "operator": v["operator"],
+        "threshold": _number(v["threshold"]),
+        "failure_strategy": v["failure_strategy"],
+        "formula_value": _number(v["formula_value"]),
+        "formula": formula_in_words(v["check_type"], v["operator"], v["threshold"]),
+        "verdict": _verdict(v),
+        "blocks": blocks(v["failure_strategy"], v["status"]),
+        "message": v["message"],
+        "error_row_count": v["error_row_count"],
+        "error_rows_written": v["error_rows_written"],
+        "has_error_rows": bool(v["error_rows_path"] and v["error_rows_written"]),
+        "rows_scanned": v["rows_scanned"],
+        "details": v["details"],
+        "datasource": {"id": batch["datasource_id"], "name": batch.get("datasource", "")}
+        if "datasource_id" in batch
+        else None,
+        "table": batch.get("table", ""),
+        "run_status": v["run_status"],
+        "data_time": _moment(v["data_time"], zone),
+        "created_at": _moment(v["created_at"], zone),
+    }
+
+
+def _number(value: float | None) -> float | None:
+    """A FloatField's answer: the float, or None."""
+    return None if value is None else float(value)
+
+
+def _verdict(v: dict) -> str:
+    # Results recorded before verdicts were stored get theirs worded now, from their own numbers.
+    if v["verdict"] or v["status"] == Result.Status.ERROR:
+        return v["verdict"]
+    try:
+        return evaluate(
+            v["statistics_value"], v["comparison_value"], v["check_type"], v["operator"], v["threshold"]
+        ).sentence
+    except (KeyError, ValueError):
+        return ""
+
+
+def _values_of(result: Result) -> dict:
+    """A result's OWN_VALUES and RELATED_VALUES, from the instance and its related ones."""
+    values = {name: getattr(result, name) for name in OWN_VALUES}
+    version, run = result.check_version, result.run
+    values.update(
+        check_name=version.name,
+        version_number=version.number,
+        template_key=version.template_key,
+        template_name=result.rule_check.template.name,
+        run_status=run.status,
+        batch_definitions=run.batches.get("definitions"),
+    )
+    return values
+
+
 class ResultSerializer(serializers.ModelSerializer):
     """A result as every screen shows it: what was measured and compared, the verdict in words
-    (`verdict`, and the rule alone as `formula`), whether it `blocks`, and where it looked."""
+    (`verdict`, and the rule alone as `formula`), whether it `blocks`, and where it looked.
+    The fields declare the shape (and the API schema); `shown_result` writes it."""
 
     check = serializers.IntegerField(source="rule_check_id", read_only=True)
     check_name = serializers.CharField(source="check_version.name", read_only=True)
     check_version = serializers.IntegerField(source="check_version.number", read_only=True)
     template = serializers.CharField(source="check_version.template_key", read_only=True)
-    # A check keeps its template (rules/serializers.py refuses a change), so its name is the one the
-    # version ran with.
     template_name = serializers.CharField(source="rule_check.template.name", read_only=True)
     formula = serializers.SerializerMethodField(help_text='The rule in words: "Pass when actual − expected ≤ 0"')
     verdict = serializers.SerializerMethodField(
@@ -108,6 +249,11 @@ class ResultSerializer(serializers.ModelSerializer):
             "created_at",
         ]
 
+    def to_representation(self, result: Result) -> dict:
+        return shown_result(_values_of(result), timezone.get_current_timezone())
+
+    # The declared fields' own answers, walked one by one: what the API schema reads their types
+    # from, and the reference `shown_result` is held to (test_result_representation.py).
     def get_has_error_rows(self, result: Result) -> bool:
         return bool(result.error_rows_path and result.error_rows_written)
 
@@ -115,7 +261,6 @@ class ResultSerializer(serializers.ModelSerializer):
         return formula_in_words(result.check_type, result.operator, result.threshold)
 
     def get_verdict(self, result: Result) -> str:
-        # Results recorded before verdicts were stored get theirs worded now, from their own numbers.
         if result.verdict or result.status == Result.Status.ERROR:
             return result.verdict
         try:
@@ -241,3 +386,16 @@ class LatestResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = Result
         fields = ["check", "check_name", "result", "run", "status", "statistics_value", "created_at", "blocks"]
+
+    def to_representation(self, result: Result) -> dict:
+        # Written out, like ResultSerializer's (and held equal to the fields the same way).
+        return {
+            "check": result.rule_check_id,
+            "check_name": result.check_version.name,
+            "result": result.id,
+            "run": result.run_id,
+            "status": result.status,
+            "statistics_value": _number(result.statistics_value),
+            "created_at": _moment(result.created_at, timezone.get_current_timezone()),
+            "blocks": result.blocks,
+        }

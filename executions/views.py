@@ -22,6 +22,7 @@ from .serializers import (
     RunListSerializer,
     RunRequestSerializer,
     RunSerializer,
+    shown_results,
 )
 from .starting import RunAlreadyRetried, RunRequestInvalid, retry_run, start_run
 
@@ -175,7 +176,10 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(parameters=RESULT_FILTERS)
     def list(self, request, *args, **kwargs):
         """Results, newest first, paged (`?page=&page_size=`), filtered in the database."""
-        return super().list(request, *args, **kwargs)
+        # The page's ids first, then only its rows with what they show: sorting the joined rows
+        # would join every candidate (a thousand of them for latest=true) to keep fifty.
+        ids = self.paginate_queryset(self.get_queryset().values_list("id", flat=True))
+        return self.get_paginated_response(shown_results(ids))
 
     @extend_schema(
         parameters=[

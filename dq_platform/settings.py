@@ -294,6 +294,9 @@ if CELERY_BROKER_URL.startswith("filesystem"):
         "store_processed": False,
         "polling_interval": 0.1,
     }
+    # kombu's transport with whole messages only (dq_platform/broker.py): its own can hand a
+    # worker a message file before it is written, which stops the worker and loses the message.
+    CELERY_BROKER_TRANSPORT = "dq_platform.broker:Transport"
     for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 elif not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://", "memory://")):

@@ -6,7 +6,7 @@ PostgreSQL and MariaDB (the DQ_TEST_PG_* / DQ_TEST_MYSQL_* servers, schema/datab
 adds the two servers as datasources through the API, creates the e2e bench's 14 checks on each
 and runs them (engine `auto`: pushdown for the databases), runs every check already there (the
 demo's, on files) the same number of times, then prints the resident memory (RSS, /proc) of each
-process of the web server (gunicorn) and of the Celery worker (main, with beat in a thread, and pool child)
+process of the web server (gunicorn) and of the Celery worker (main, pool child, embedded beat)
 and their sum: `rss_mb=<sum>`.
 
 Run: `.venv/bin/python -m bench.memory --url http://127.0.0.1:8101 --var-dir var-run [--runs 3]`.

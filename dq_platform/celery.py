@@ -4,15 +4,11 @@ single long-lived JVM holds the SparkSession; everything else uses `default`.
 The signals below make every process that runs tasks write heartbeats (executions/heartbeat.py),
 which the reaper reads to find runs whose worker died. Beat runs with dq_platform.beat.Scheduler,
 which runs the reaper in beat's own process.
-
-`celery worker --beat-thread` embeds beat as a thread of the worker's main process (`make run`)
-instead of `-B`'s forked process: the same scheduler, one process fewer (~100 MB resident).
 """
 
 import os
 
-from celery import Celery, bootsteps, signals
-from click import Option
+from celery import Celery, signals
 from kombu import Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dq_platform.settings")
@@ -22,34 +18,6 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = (Queue("default"), Queue("spark"))
 # Runs are sent to settings.DQ_SPARK_QUEUE explicitly (executions.tasks.enqueue_run).
 app.autodiscover_tasks()
-
-
-class ThreadedBeat(bootsteps.StartStopStep):
-    """Beat (with the reaper, dq_platform/beat.py) in a thread of the worker's main process.
-
-    The main process does not run tasks, so a pool process busy with a long run or killed by
-    the kernel never delays the reaper that ends its run; and one machine's `make run` does not
-    pay for a third copy of Django. Like `-B`, only for a platform with a single worker."""
-
-    label = "ThreadedBeat"
-    conditional = True
-
-    def __init__(self, w, beat_thread=False, **kwargs):
-        self.enabled = bool(beat_thread)
-        super().__init__(w, **kwargs)
-
-    def create(self, w):
-        from celery.beat import EmbeddedService
-
-        return EmbeddedService(w.app, thread=True, scheduler_cls=w.app.conf.beat_scheduler)
-
-
-app.user_options["worker"].add(
-    Option(
-        ["--beat-thread"], is_flag=True, default=False, help="Run beat in a thread of this worker (one worker only)."
-    )
-)
-app.steps["worker"].add(ThreadedBeat)
 
 # Whether the pool runs tasks in forked children (prefork) rather than in the worker itself.
 _tasks_in_children = True

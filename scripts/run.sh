@@ -2,7 +2,7 @@
 # `make run`: the embedded default on one machine. Migrates ./var's SQLite database, makes the
 # first admin and the demo data (both idempotent, so a second run reuses everything), then serves
 # the web app (gunicorn, as in production; DEBUG off unless DQ_DEBUG=1) and one Celery worker
-# (with beat in a thread) until Ctrl-C, which stops them both. A worker that dies (killed, out of
+# (with embedded beat) until Ctrl-C, which stops them both. A worker that dies (killed, out of
 # memory) is started again; the web server keeps serving.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,11 +55,10 @@ trap 'stop_all; exit 143' TERM
 trap stop_all EXIT
 
 # setsid: a process group of their own, which stop_all signals once and in order, instead of the
-# terminal's Ctrl-C hitting them mid-start. Beat runs in a thread of the worker's
-# main process (--beat-thread, dq_platform/celery.py): fine with a single worker, one process fewer than -B.
+# terminal's Ctrl-C hitting them mid-start. Embedded beat (-B) is fine with a single worker.
 # -q drops Celery's start-up banner, so that ours below is the last thing on the screen.
 start_worker() {
-  setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark,preview -c 1 --beat-thread -l warning &
+  setsid .venv/bin/celery -q -A dq_platform worker -n make-run@localhost -Q default,spark,preview -c 1 -B -l warning &
   worker_pid=$!
 }
 start_worker
@@ -117,7 +116,7 @@ while true; do
     echo "The web server stopped unexpectedly (exit status $status); stopping the worker." >&2
     exit 1
   fi
-  # Its pool process shares its process group: end them too, so that no orphan
+  # Its pool process and embedded beat share its process group: end them too, so that no orphan
   # goes on running a check or firing schedules next to the new worker.
   kill -KILL -- "-$worker_pid" 2>/dev/null || true
   now=$(date +%s)

@@ -114,7 +114,7 @@ def test_a_killed_worker_is_started_again_while_the_web_server_keeps_serving(mak
     _wait("a new worker", lambda: _celery_children(process.pid) not in ([], [first]), log, timeout=60)
     assert process.poll() is None and _healthy(port), log.read_text()[-3000:]
     [second] = _celery_children(process.pid)
-    # The dead worker's pool process (and beat, a thread of it) went with it: no orphan runs checks or
+    # The dead worker's pool process and embedded beat went with it: no orphan runs checks or
     # fires schedules beside the new worker.
     _wait("the end of the killed worker's processes", lambda: not _group(first), log, timeout=15)
     _wait(f"an answer from the new worker {second}", lambda: _worker_answers(log.parent / "var"), log, timeout=120)

@@ -189,36 +189,6 @@ def test_two_beats_and_a_worker_start_one_run_per_minute_with_trigger_schedule(
     assert all(b - a == timedelta(minutes=1) for a, b in zip(slots, slots[1:], strict=False))
 
 
-def test_a_worker_with_beat_in_a_thread_fires_schedules_with_no_beat_process_of_its_own(
-    cast, api_as, make_check, processes_env
-):
-    """How `make run` starts its one worker (scripts/run.sh): `--beat-thread`, not `-B`."""
-    env, logs = processes_env
-    check = make_check("statuses present")
-    created = api_as(cast.author).post(
-        "/api/v1/schedules/",
-        {"name": "every minute", "cron": "* * * * *", "timezone": "UTC", "checks": [check.pk]},
-        format="json",
-    )
-    assert created.status_code == 201, created.json()
-    args = ["worker", "-Q", "default", "-c", "1", "--beat-thread", "-l", "info", "-n", f"beat-thread-{os.getpid()}@%h"]
-    worker = CeleryProcess([*args, "--without-mingle", "--without-gossip"], env, logs / "beat-thread-worker.log")
-    try:
-        run = _wait(
-            lambda: Run.objects.filter(idempotency_key__startswith=f"schedule:{created.json()['id']}:").first(),
-            150,
-            "a scheduled run",
-            worker,
-        )
-        assert run.trigger == "schedule" and [v.parent_check_id for v in run.check_versions.all()] == [check.pk]
-        assert "Sending due task fire-due-schedules" in worker.log
-        # the worker's main process and its one pool process: beat forked no process of its own
-        group = subprocess.run(["pgrep", "-g", str(worker.process.pid)], capture_output=True, text=True).stdout.split()
-        assert len(group) == 2, (group, worker.log[-3000:])
-    finally:
-        worker.stop()
-
-
 def test_alerts_go_through_the_worker_once_per_run_and_channel_and_a_dead_channel_is_retried(
     cast, make_check, default_worker, module_smtp, webhook_server, closed_port
 ):

@@ -166,9 +166,12 @@ TEMPLATES = [
 DATABASES = {
     "default": _env("db", "DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
 }
-if not DATABASES["default"].get("ENGINE", "").startswith("django.db.backends."):
+# The platform's own database: the two it is tested on. MariaDB and MySQL are datasources only
+# (their driver for Django is not installed, and some of the platform's indexes exceed their key length).
+if not DATABASES["default"].get("ENGINE", "").endswith(("sqlite3", "postgresql")):
     raise ImproperlyConfigured(
-        "DATABASE_URL must be sqlite:///PATH, postgres://USER:PASSWORD@HOST:PORT/DB or mysql://...; "
+        "DATABASE_URL must be sqlite:///PATH or postgres://USER:PASSWORD@HOST:PORT/DB (MariaDB and MySQL "
+        "can be checked as datasources, not hold the platform's own data); "
         f"got scheme {str(_env('str', 'DATABASE_URL')).split(':', 1)[0]!r}."
     )
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):

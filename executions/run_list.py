@@ -13,7 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db.models import Count, QuerySet
-from django.utils import timezone
+
+from dq_platform import api_times
 
 from .models import Result, Run
 
@@ -52,14 +53,7 @@ def list_rows(page: list[dict]) -> list[dict]:
     (two grouped queries for the whole page)."""
     ids = [row["id"] for row in page]
     counts, checks = result_counts(ids), checks_of(ids)
-    zone = timezone.get_current_timezone()
-
-    def moment(value: datetime | None) -> str | None:
-        # DRF's DateTimeField: in the current time zone, ISO 8601, UTC written `Z`.
-        if not value:
-            return None
-        text = value.astimezone(zone).isoformat()
-        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    moment = api_times.formatter()  # DRF's DateTimeField output
 
     return [
         {

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
+from collections.abc import Callable
+from datetime import datetime
 
 from django.db.models import F
-from django.utils import timezone
 from rest_framework import serializers
 
 from dq_engine.selection import AUTO
 from dq_engine.selection import CHOICES as ENGINE_CHOICES
+from dq_platform import api_times
 from rules.models import Check
 
 from .evaluation import evaluate, formula_in_words, result_band
@@ -49,15 +50,6 @@ class RunRequestSerializer(serializers.Serializer):
         if attrs.get("trigger") == Run.Trigger.BACKFILL and "biz_date" not in attrs:
             raise serializers.ValidationError({"biz_date": ["A backfill needs the business date it checks."]})
         return attrs
-
-
-def _moment(value: datetime | None, zone: tzinfo) -> str | None:
-    """What DRF's DateTimeField writes for a stored (aware) date-time: ISO 8601 in the current
-    time zone, UTC as "Z". Here with the zone looked up once per page instead of per value."""
-    if not value:
-        return None
-    text = value.astimezone(zone).isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 # What a result shows of itself, and of its version, check and run (name: the path to it). A list
@@ -107,11 +99,11 @@ def shown_results(ids: list[int]) -> list[dict]:
     `Result.objects.visible_to`, which decided who may read them."""
     related = {name: F(path) for name, path in RELATED_VALUES.items()}
     found = {v["id"]: v for v in Result.objects.filter(id__in=ids).order_by().values(*OWN_VALUES, **related)}
-    zone = timezone.get_current_timezone()
-    return [shown_result(found[pk], zone) for pk in ids]
+    moment = api_times.formatter()
+    return [shown_result(found[pk], moment) for pk in ids]
 
 
-def shown_result(v: dict, zone: tzinfo) -> dict:
+def shown_result(v: dict, moment: Callable[[datetime | None], str | None]) -> dict:
     """A result as ResultSerializer shows it, from its values (OWN_VALUES and RELATED_VALUES):
     written out, where walking DRF's generic fields one by one took most of a results page's
     time. Same keys, order and values as the fields ResultSerializer declares
@@ -152,8 +144,8 @@ def shown_result(v: dict, zone: tzinfo) -> dict:
         else None,
         "table": batch.get("table", ""),
         "run_status": v["run_status"],
-        "data_time": _moment(v["data_time"], zone),
-        "created_at": _moment(v["created_at"], zone),
+        "data_time": moment(v["data_time"]),
+        "created_at": moment(v["created_at"]),
     }
 
 
@@ -250,7 +242,7 @@ class ResultSerializer(serializers.ModelSerializer):
         ]
 
     def to_representation(self, result: Result) -> dict:
-        return shown_result(_values_of(result), timezone.get_current_timezone())
+        return shown_result(_values_of(result), api_times.formatter())
 
     # The declared fields' own answers, walked one by one: what the API schema reads their types
     # from, and the reference `shown_result` is held to (test_result_representation.py).
@@ -396,6 +388,6 @@ class LatestResultSerializer(serializers.ModelSerializer):
             "run": result.run_id,
             "status": result.status,
             "statistics_value": _number(result.statistics_value),
-            "created_at": _moment(result.created_at, timezone.get_current_timezone()),
+            "created_at": api_times.formatter()(result.created_at),
             "blocks": result.blocks,
         }

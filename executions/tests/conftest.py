@@ -177,10 +177,11 @@ def tasks_sent_to(broker: str, broker_dir: Path):
     once at start, for Redis in the tests)."""
     from dq_platform.celery import app
 
-    def switch(url, options):
-        previous = app.conf.broker_url, app.conf.broker_transport_options
+    def switch(url, options, transport=None):
+        previous = app.conf.broker_url, app.conf.broker_transport_options, app.conf.broker_transport
         # broker_write_url falls back to broker_url only when unset; senders use it.
         app.conf.broker_url, app.conf.broker_write_url, app.conf.broker_transport_options = url, url, options
+        app.conf.broker_transport = transport  # as settings choose it for the URL (dq_platform/broker.py)
         app._pool = None  # connections are pooled per app: make new ones to the new broker
         app.amqp._producer_pool = None
         return previous
@@ -198,7 +199,7 @@ def tasks_sent_to(broker: str, broker_dir: Path):
             "store_processed": False,
             "polling_interval": 0.1,
         }
-        previous = switch("filesystem://", options)
+        previous = switch("filesystem://", options, "dq_platform.broker:Transport")
     try:
         yield
     finally:

@@ -19,12 +19,25 @@ from .scopes import WHOLE_TABLE, scope_words
 
 
 def baseline(
-    spec: ComparisonSpec, identity: str, statistic_name: str, data_time: datetime, exclude_run_id: int | None = None
+    spec: ComparisonSpec,
+    identity: str,
+    statistic_name: str,
+    data_time: datetime,
+    exclude_run_id: int | None = None,
+    scope: str = WHOLE_TABLE,
 ) -> tuple[float | None, dict[str, Any]]:
-    """(the aggregate, or None when there is no history; how it was obtained)."""
+    """(the aggregate, or None when there is no history; how it was obtained).
+
+    Values of the same scope as the judged result only: a whole-table count is averaged over
+    whole-table counts, a partition's over that partition's, never the two mixed (a registered
+    batch of one partition holds a fraction of the table's rows)."""
     window = spec.window_on(data_time)
     history = StatisticValue.objects.filter(
-        identity=identity, statistic_name=statistic_name, backfill=False, data_time__lt=window.end
+        identity=identity,
+        statistic_name=statistic_name,
+        backfill=False,
+        data_time__lt=window.end,
+        result__partition_key=scope,
     )
     if window.start is not None:
         history = history.filter(data_time__gte=window.start)
@@ -39,6 +52,7 @@ def baseline(
         "window": {"start": window.start.isoformat() if window.start else None, "end": window.end.isoformat()},
         "baseline_runs": sorted({run_id for _, run_id in rows}),
         "values": len(rows),
+        "scope": scope,
     }
     if window.latest is not None:
         source["window"]["latest"] = window.latest

@@ -191,6 +191,8 @@ def _comparison(run, version, outcome, document, where, identity, statistic_name
         return None, {"type": key, "problem": f"Template version {version.template_version} defines no {key!r}."}
     if spec.source == "range":
         return _range(spec, run, identity, statistic_name, scope)
+    if spec.source == "history":
+        return _history(spec, run, identity, statistic_name, scope)
     return COMPARISON_SOURCES[spec.source](spec, run, version, document, where, identity, statistic_name)
 
 
@@ -204,8 +206,8 @@ def _counted(spec: ComparisonSpec, run, version, document, where, identity, stat
     return rows, {"type": spec.key, "source": spec.source, "batch": batch}
 
 
-def _history(spec: ComparisonSpec, run, version, document, where, identity, statistic_name):
-    return history.baseline(spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk)
+def _history(spec: ComparisonSpec, run, identity, statistic_name, scope):
+    return history.baseline(spec, identity, statistic_name, run.data_time, exclude_run_id=run.pk, scope=scope)
 
 
 def _range(spec: ComparisonSpec, run, identity, statistic_name, scope):
@@ -216,7 +218,7 @@ def _range(spec: ComparisonSpec, run, identity, statistic_name, scope):
     return (found[2] if found else None), source
 
 
-COMPARISON_SOURCES = {"fixed": _fixed, "data": _counted, "history": _history}
+COMPARISON_SOURCES = {"fixed": _fixed, "data": _counted}
 
 
 def fail_run(run: Run, message: str) -> None:

@@ -39,7 +39,7 @@ def test_counted_windows_take_any_number_of_days_or_runs():
     assert window_bounds("last_3_runs", NOW) == Window(None, datetime(2026, 11, 26, tzinfo=UTC), latest=3)
 
 
-def _statistic(identity, value, when, backfill=False, name="null_count.nulls"):
+def _statistic(identity, value, when, backfill=False, name="null_count.nulls", partition_key=""):
     run = Run.objects.create(biz_date=when.date(), data_time=when, rule_set_hash="x")
     from rules.models import Check, CheckVersion, RuleTemplate
 
@@ -68,6 +68,7 @@ def _statistic(identity, value, when, backfill=False, name="null_count.nulls"):
         failure_strategy="alert",
         identity=identity,
         data_time=when,
+        partition_key=partition_key,
     )
     StatisticValue.objects.create(
         identity=identity, statistic_name=name, value=value, data_time=when, backfill=backfill, run=run, result=result
@@ -125,3 +126,19 @@ def test_a_runs_window_takes_the_newest_values_before_the_business_day():
     assert value == 6
     assert source["baseline_runs"] == sorted(runs[d].pk for d in (20, 24, 25))
     assert source["window"] == {"start": None, "end": "2026-11-26T00:00:00+00:00", "latest": 3}
+
+
+def test_a_whole_table_count_is_averaged_over_whole_table_counts_and_a_partitions_over_its_own():
+    # Daily row counts of the table, and two registered batches of one partition in between.
+    whole = [_statistic("id-1", v, datetime(2026, 11, d, 9, tzinfo=UTC)) for v, d in ((1000, 20), (1100, 22))]
+    region = '{"region":"eu"}'
+    eu = [
+        _statistic("id-1", v, datetime(2026, 11, d, 10, tzinfo=UTC), partition_key=region)
+        for v, d in ((113, 21), (109, 23))
+    ]
+
+    value, source = baseline(_type("last_7_day_avg"), "id-1", "null_count.nulls", NOW)
+    assert value == 1050 and source["baseline_runs"] == sorted(r.pk for r in whole) and source["scope"] == ""
+
+    value, source = baseline(_type("last_7_day_avg"), "id-1", "null_count.nulls", NOW, scope=region)
+    assert value == 111 and source["baseline_runs"] == sorted(r.pk for r in eu)

@@ -156,12 +156,24 @@ def passing_band(check_type: str, operator: str, threshold: float, comparison: f
 def result_band(result) -> Band | None:
     """The band a result was judged against. A dynamic threshold's is the range it learned, as
     stored with the result when it was judged (its formula played no part in the verdict, and
-    later history must not move an old point's band); every other result's is its formula's."""
+    later history must not move an old point's band), anomaly detection's its warn band (where
+    it passes); every other result's is its formula's."""
     source = result.comparison_source or {}
+    if source.get("source") == "anomaly":
+        learned = source.get("expected_range")
+        return Band(*[None if v is None else float(v) for v in learned], "inside") if learned else None
     if source.get("source") == "range":
         learned = source.get("expected_range")
         return Band(float(learned[0]), float(learned[1]), "inside") if learned else None
     return passing_band(result.check_type, result.operator, result.threshold, result.comparison_value)
+
+
+def result_fail_band(result) -> Band | None:
+    """Anomaly detection's fail band, as judged: beyond it the result failed; between it and the
+    passing band it warned. None for every other comparison (they have no warn)."""
+    source = result.comparison_source or {}
+    learned = source.get("fail_range") if source.get("source") == "anomaly" else None
+    return Band(*[None if v is None else float(v) for v in learned], "inside") if learned else None
 
 
 def _one_sided(operator: str, bound: Decimal) -> Band:
@@ -217,3 +229,34 @@ def _grouped(value: float) -> str:
     if number == number.to_integral_value():
         return f"{int(number):,}"
     return f"{float(round(number, 2)):,}"
+
+
+def evaluate_anomaly(statistic: float | None, source: dict) -> Verdict:
+    """Anomaly detection's verdict in words, from the evidence the detector returned:
+    "9,100 is below the expected range [9,400, 10,600] (fail beyond [9,000, 11,000]); anomaly
+    detection anomaly-v1, seasonality day of week, learned from 60 of 64 earlier results: … → warn".
+    The status is pass, fail (warn is a fail that never blocks: the caller records it so) or
+    unknown."""
+    note = f" ({source['learned']['sentence']})" if source.get("learned") else ""
+    verdict = source.get("verdict")
+    if statistic is None:
+        return Verdict("unknown", None, "No statistic was measured → unknown")
+    if verdict == "unknown":
+        return Verdict("unknown", None, f"{_grouped(statistic)}: {source.get('message', '')}{note} → unknown")
+    warn, fail = source["warn_range"], source["fail_range"]
+    where = source.get("side") or "within"
+    sentence = (
+        f"{_grouped(statistic)} is {where} the expected range {_span(warn)} (fail beyond {_span(fail)}); "
+        f"anomaly detection {source.get('algorithm_version')}, seasonality "
+        f"{str(source.get('seasonality', 'none')).replace('_', ' ')}{note}"
+    )
+    if verdict == "warn":
+        return Verdict("fail", None, f"{sentence} → warn (an alert; it never blocks)")
+    return Verdict("pass" if verdict == "pass" else "fail", None, f"{sentence} → {verdict}")
+
+
+def _span(band: list | None) -> str:
+    if not band:
+        return "[]"
+    low, high = band
+    return f"[{'−∞' if low is None else _grouped(low)}, {'∞' if high is None else _grouped(high)}]"

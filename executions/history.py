@@ -95,7 +95,7 @@ def expected_range(
         candidates = candidates[: window.latest * RANGE_LOOKBACK + 20]
     rows = list(candidates)
     days = dict(NonBusinessDay.objects.filter(date__in={r.data_time.date() for r in rows}).values_list("date", "name"))
-    batches = {_batch_of(r.run) for r in rows} - {None}
+    batches = {batch_of(r.run) for r in rows} - {None}
     released = set(Release.objects.filter(batch_id__in=batches).values_list("batch_id", flat=True))
     used, excluded, slots = [], [], {}
     oldest_seen = None
@@ -103,8 +103,8 @@ def expected_range(
         if window.latest is not None and len(used) == window.latest:
             break
         oldest_seen = row.data_time
-        entry = {"run": row.run_id, "batch": _batch_of(row.run), "biz_date": row.data_time.date().isoformat()}
-        why = _why_not_normal(row, days, released) or _repeat_of(row, slots)
+        entry = {"run": row.run_id, "batch": batch_of(row.run), "biz_date": row.data_time.date().isoformat()}
+        why = _why_not_normal(row, days, released) or repeat_of(row, slots)
         if why:
             excluded.append({**entry, "category": why[0], "reason": why[1]})
         else:
@@ -146,7 +146,7 @@ def learned_summary(used: int, excluded: list[dict]) -> dict[str, Any]:
     return {"used": used, "considered": considered, "excluded": counts, "sentence": sentence}
 
 
-def _batch_of(run) -> int | None:
+def batch_of(run) -> int | None:
     batch = (run.parameters or {}).get("batch_id")
     return int(batch) if batch else None
 
@@ -155,6 +155,12 @@ def _why_not_normal(row: Result, non_business_days: dict, released: set[int]) ->
     """(category, reason) when a result is not part of a normal baseline; None when it is. What
     the run was comes first (a backfill that failed is left out as a backfill), then its day,
     then whether a person overrode the gate, then how the result itself ended."""
+    return run_not_normal(row, non_business_days, released) or _status_not_normal(row)
+
+
+def run_not_normal(row: Result, non_business_days: dict, released: set[int]) -> tuple[str, str] | None:
+    """(category, reason) when the run or the day of a result was not normal (a backfill, a
+    rerun, a re-validation, a non-business day, a released batch); None when they were."""
     run = row.run
     parameters = run.parameters or {}
     if run.trigger == Run.Trigger.BACKFILL or parameters.get("schedule_type") == "backfill":
@@ -168,12 +174,16 @@ def _why_not_normal(row: Result, non_business_days: dict, released: set[int]) ->
     day = row.data_time.date()
     if day in non_business_days:
         return "non-business day", f"non-business day ({non_business_days[day]})"
-    batch = _batch_of(run)
+    batch = batch_of(run)
     if batch in released:
         return "released", f"released (batch {batch} was published by a manual release)"
+    return None
+
+
+def _status_not_normal(row: Result) -> tuple[str, str] | None:
     if row.status == Result.Status.PASS:
         return None
-    if row.status == Result.Status.UNKNOWN and _was_learning(row):
+    if row.status == Result.Status.UNKNOWN and was_learning(row):
         return None
     return {
         Result.Status.FAIL: ("failed", "failed"),
@@ -181,20 +191,21 @@ def _why_not_normal(row: Result, non_business_days: dict, released: set[int]) ->
     }.get(row.status, ("unknown", "unknown"))
 
 
-def _was_learning(row: Result) -> bool:
-    """An `unknown` only because its own range was still learning (too few normal values yet):
+def was_learning(row: Result) -> bool:
+    """An `unknown` only because its own range (or anomaly detection) was still learning (too few
+    normal values yet):
     its statistic was measured on data that was there, and nothing judged it. Such results are
     what a new check's baseline is made of; without them no range could ever start."""
     source = row.comparison_source or {}
     return (
         row.statistics_value is not None
-        and source.get("source") == "range"
+        and source.get("source") in ("range", "anomaly")
         and source.get("expected_range") is None
         and not source.get("empty_partition")
     )
 
 
-def _repeat_of(row: Result, slots: dict) -> tuple[str, str] | None:
+def repeat_of(row: Result, slots: dict) -> tuple[str, str] | None:
     """A second normal result of a business time already counted (two manual runs of one day,
     say): the newest counts once, so one slot is never weighed twice."""
     if row.data_time in slots:
@@ -213,7 +224,7 @@ def _other_scopes(earlier, baseline_scope: str, since: datetime | None) -> list[
     return [
         {
             "run": row.run_id,
-            "batch": _batch_of(row.run),
+            "batch": batch_of(row.run),
             "biz_date": row.data_time.date().isoformat(),
             "category": category,
             "reason": f"{category} ({scope_words(row.partition_key)})",

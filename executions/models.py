@@ -257,6 +257,29 @@ def blocks(failure_strategy: str, status: str) -> bool:
     return failure_strategy == "block" and status in (Result.Status.FAIL, Result.Status.ERROR)
 
 
+class ResultFeedback(models.Model):
+    """What a person said of an anomaly detection's result: `expected` (a false alarm: the
+    check's incident is resolved, the point joins the detector's training and counts towards
+    the check's false-alarm rate) or `incident` (a real problem: the point stays out of
+    training). One per result; giving it again replaces it."""
+
+    class Verdict(models.TextChoices):
+        EXPECTED = "expected", "Expected (a false alarm)"
+        INCIDENT = "incident", "A real incident"
+
+    result = models.OneToOneField(Result, on_delete=models.CASCADE, related_name="feedback")
+    rule_check = models.ForeignKey("rules.Check", on_delete=models.PROTECT, related_name="+")
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    given_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    given_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["rule_check", "verdict"], name="feedback_check_verdict")]
+
+    def __str__(self) -> str:
+        return f"Result {self.result_id}: {self.verdict}"
+
+
 class RunDatasource(models.Model):
     """A datasource a run read. PROTECT: such a datasource is soft-deleted, never removed, so its
     groups keep deciding who reads the run (a removed link would widen who may read it)."""

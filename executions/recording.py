@@ -7,16 +7,24 @@ from typing import Any
 from django.db import transaction
 
 from dq_engine.rowchecks.spec_checks import contract_details, critical_failures, rule_details
-from rules.comparison_types import ComparisonSpec
+from rules.comparison_types import ANOMALY_PARAMS, ComparisonSpec
 from rules.models import CheckVersion, content_hash
 
-from . import history
-from .evaluation import evaluate, evaluate_range
+from . import anomaly_judging, history
+from .evaluation import evaluate, evaluate_anomaly, evaluate_range
 from .models import Result, Run, StatisticValue
 from .scopes import scope_of, scope_words
 from .signals import run_finished
 
-VERDICT_FIELDS = ("check_type", "operator", "threshold", "failure_strategy", "comparison_type", "comparison_value")
+VERDICT_FIELDS = (
+    "check_type",
+    "operator",
+    "threshold",
+    "failure_strategy",
+    "comparison_type",
+    "comparison_value",
+    *ANOMALY_PARAMS,  # how the history is judged, not what is measured: the history stays the check's
+)
 
 
 def identity_of(version: CheckVersion) -> str:
@@ -111,6 +119,13 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
             learned=source["learned"]["sentence"],
         )
         result.details = {**result.details, "baseline": source["learned"]}
+    elif source.get("source") == anomaly_judging.SOURCE:  # anomaly detection decides, with a warn band
+        verdict = evaluate_anomaly(result.statistics_value, source)
+        result.details = {**result.details, "baseline": source["learned"]}
+        if source.get("severity") == "warn":
+            # A warn is the smallest honest step below a failure: it alerts (and opens or joins
+            # the incident) but never blocks, whatever the check's failure strategy.
+            result.failure_strategy = "alert"
     else:
         verdict = evaluate(result.statistics_value, comparison, result.check_type, result.operator, result.threshold)
     result.status, result.formula_value, result.verdict = verdict.status, verdict.formula_value, verdict.sentence
@@ -193,6 +208,10 @@ def _comparison(run, version, outcome, document, where, identity, statistic_name
         return _range(spec, run, identity, statistic_name, scope)
     if spec.source == "history":
         return _history(spec, run, identity, statistic_name, scope)
+    if spec.source == anomaly_judging.SOURCE:
+        return anomaly_judging.judge_statistic(
+            spec, version.params, identity, statistic_name, run.data_time, outcome.get("statistic"), run.pk, scope
+        )
     return COMPARISON_SOURCES[spec.source](spec, run, version, document, where, identity, statistic_name)
 
 

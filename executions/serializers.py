@@ -11,7 +11,7 @@ from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from dq_platform import api_times
 from rules.models import Check
 
-from .evaluation import evaluate, formula_in_words, result_band
+from .evaluation import evaluate, formula_in_words, result_band, result_fail_band
 from .models import Result, Run, blocks
 
 
@@ -343,6 +343,9 @@ class HistoryPointSerializer(serializers.ModelSerializer):
     result = serializers.IntegerField(source="id")
     check_version = serializers.IntegerField(source="check_version.number")
     passing_band = serializers.SerializerMethodField()
+    fail_band = serializers.SerializerMethodField(
+        help_text="Anomaly detection only: beyond it the point failed, between it and passing_band it warned"
+    )
 
     class Meta:
         model = Result
@@ -359,11 +362,16 @@ class HistoryPointSerializer(serializers.ModelSerializer):
             "operator",
             "check_type",
             "passing_band",
+            "fail_band",
             "message",
         ]
 
     def get_passing_band(self, result: Result) -> dict | None:
         band = result_band(result)
+        return band.as_dict() if band else None
+
+    def get_fail_band(self, result: Result) -> dict | None:
+        band = result_fail_band(result)
         return band.as_dict() if band else None
 
 

@@ -10,6 +10,7 @@ router.register("results", views.ResultViewSet, basename="result")
 
 urlpatterns = [
     path("checks/<int:pk>/history/", views.check_history, name="check-history"),
+    path("checks/<int:pk>/false-alarms/", views.check_false_alarms, name="check-false-alarms"),
     path("formula/", formula_preview.formula_preview, name="formula-preview"),
     # The browser's YAML editor of row checks: validate as you type, try on a sample.
     path("row-checks/validate/", row_checks.validate, name="row-checks-validate"),

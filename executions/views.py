@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from dq_platform.pagination import MAX_PAGE_SIZE
 from rules.models import Check, CheckVersion
 
-from . import error_rows
+from . import anomaly_feedback, error_rows
 from .filters import filter_results, filter_runs
 from .models import Result, Run
 from .run_list import list_rows, page_rows
@@ -213,6 +213,38 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             }
         )
 
+    @extend_schema(
+        methods=["POST"],
+        request=inline_serializer("FeedbackRequest", {"verdict": serializers.ChoiceField(["expected", "incident"])}),
+        responses={
+            200: OpenApiResponse(description="The feedback, the incident it resolved, the check's false-alarm rate")
+        },
+        description='`{"verdict": "expected"}`: a false alarm (resolves the incident, joins the training, '
+        'counts as a false alarm); `{"verdict": "incident"}`: a real problem, kept out of training. By the '
+        "owners of the check's datasource, the check's owner and administrators.",
+    )
+    @extend_schema(
+        methods=["GET"],
+        responses={
+            200: OpenApiResponse(description="The feedback given, who may give it, the check's false-alarm rate")
+        },
+    )
+    @action(detail=True, methods=["get", "post"])
+    def feedback(self, request, pk=None):
+        result = self.get_object()
+        if request.method == "GET":
+            return Response(anomaly_feedback.state(result, request.user))
+        if not anomaly_feedback.may_give(request.user, result):
+            raise PermissionDenied(
+                "Only the owners of the check's datasource, the check's owner and administrators may give "
+                "feedback on its results."
+            )
+        body = request.data if isinstance(request.data, dict) else {}
+        try:
+            return Response(anomaly_feedback.give(result, body.get("verdict"), request.user))
+        except anomaly_feedback.FeedbackRefused as refused:
+            raise ValidationError(refused.fields) from None
+
     # Routed in urls.py, without the router's trailing slash: the documented path names a file.
     @extend_schema(
         responses={
@@ -239,6 +271,15 @@ def _paging(request) -> tuple[int, int]:
     if problems:
         raise ValidationError(problems)
     return values["page"], values["page_size"]
+
+
+@extend_schema(responses=OpenApiResponse(description="Anomalies judged, marked expected, the false-alarm rate"))
+@api_view(["GET"])
+def check_false_alarms(request, pk: int):
+    """A check's anomaly detection record: anomalies judged (warn or fail), how many people marked
+    expected (false alarms), how many incident, and the false-alarm rate (expected ÷ judged)."""
+    check = get_object_or_404(Check.objects.visible_to(request.user), pk=pk)
+    return Response(anomaly_feedback.false_alarms(check.pk))
 
 
 @extend_schema(responses=HistoryPointSerializer(many=True))

@@ -10,7 +10,10 @@ value comes from, with three fields this module defines:
   `aggregation`: `sigma_<k>` (mean ± k standard deviations) or `pct_<p>` (mean ± p percent);
   its `batch` is empty (learn from whole-table results) or `partition` (learn from results of the
   same partition as the one judged: a per-partition baseline);
-- for data, the `batch` whose rows are counted: the check's `source` or `target` table.
+- for data, the `batch` whose rows are counted: the check's `source` or `target` table;
+- for anomaly (anomaly detection, dq_engine/anomaly.py), a counted `window` (`last_<N>_days` or
+  `last_<N>_runs`) of earlier results to learn from, and a `batch` empty or `partition` as for a
+  range; its knobs are the check's own inputs (ANOMALY_PARAMS), read when a run judges.
 
 Saving a type checks its fields here (model, admin and API alike), executions/history.py computes
 windows and aggregations from here, and executions/recording.py dispatches on `source`. A new
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-SOURCES = ("fixed", "history", "range", "data")
+SOURCES = ("fixed", "history", "range", "data", "anomaly")
 BATCHES = ("source", "target")
 RANGE_SCOPES = ("", "partition")
 MAX_WINDOW_LENGTH = 3660
@@ -60,6 +63,16 @@ RANGE_ALGORITHM_VERSION = "range-v1"
 # The fields that decide what a type computes: snapshotted into each template version, so
 # editing a type later never changes what an existing check version compares with.
 SEMANTIC_FIELDS = ("key", "source", "window", "aggregation", "batch")
+# A check's anomaly knobs: input entry name → the detector's setting (dq_engine.anomaly.Settings).
+# Stable names: other features (table monitors) set them.
+ANOMALY_PARAMS = {
+    "anomaly_direction": "direction",
+    "anomaly_k_warn": "k_warn",
+    "anomaly_k_fail": "k_fail",
+    "anomaly_min_history": "min_history",
+    "anomaly_min_change_pct": "min_change_pct",
+    "anomaly_seasonality": "seasonality",
+}
 
 
 @dataclass(frozen=True)
@@ -140,6 +153,7 @@ def definition_problems(source: str, window: str, aggregation: str, batch: str) 
         "history": ("batch",),
         "range": (),
         "data": ("window", "aggregation"),
+        "anomaly": ("aggregation",),
     }[source]
     values = {"window": window, "aggregation": aggregation, "batch": batch}
     for name in unused:
@@ -152,6 +166,17 @@ def definition_problems(source: str, window: str, aggregation: str, batch: str) 
         if batch not in RANGE_SCOPES:
             problems["batch"] = [
                 "A range learns from whole-table results (leave batch empty) or per partition (batch: partition)."
+            ]
+    if source == "anomaly":
+        counted = COUNTED_WINDOW.match(window or "")
+        if counted is None or not 2 <= int(counted["n"]) <= MAX_WINDOW_LENGTH:
+            problems["window"] = [
+                f"Anomaly detection learns from a counted window: last_<N>_days or last_<N>_runs, N from 2 to "
+                f"{MAX_WINDOW_LENGTH} (got {window!r})."
+            ]
+        if batch not in RANGE_SCOPES:
+            problems["batch"] = [
+                "Anomaly detection learns from whole-table results (leave batch empty) or per partition (batch: partition)."
             ]
     if source == "data" and batch not in BATCHES:
         problems["batch"] = [f"Say whose rows are counted: {' or '.join(BATCHES)}."]

@@ -328,6 +328,7 @@ class ComparisonType(models.Model):
         HISTORY = "history", "This check's earlier results"
         RANGE = "range", "A range from this check's earlier normal results"
         DATA = "data", "Counted from the data"
+        ANOMALY = "anomaly", "Anomaly detection on this check's earlier normal results"
 
     class Batch(models.TextChoices):
         SOURCE = "source", "The source table"

@@ -15,10 +15,12 @@ from typing import Any
 
 from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
+from dq_engine.anomaly import Settings as AnomalySettings
 from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
 from dq_platform.ids import as_id
 
+from .comparison_types import ANOMALY_PARAMS
 from .models import ComparisonType, ResolvedInput, RuleTemplate
 from .range_bounds import BoundProblem, clean_bound, column_kind
 from .schema import MAPPING_OPERATORS, param_choices, param_problems
@@ -391,4 +393,19 @@ def _cross_field_problems(template: RuleTemplate, params: dict[str, Any]) -> dic
         problems["comparison_type"] = [
             f"{counted.name} counts the target table's rows; this check has no target table."
         ]
+    problems.update(anomaly_problems(params))
     return problems
+
+
+def anomaly_problems(params: dict[str, Any]) -> dict[str, list[str]]:
+    """The anomaly knobs together (the fail band's k at least the warn band's), as the detector
+    checks its settings."""
+    settings = anomaly_settings(params)
+    by_setting = {setting: field for field, setting in ANOMALY_PARAMS.items() if field in params}
+    return {by_setting[name]: [message] for name, message in settings.problems().items() if name in by_setting}
+
+
+def anomaly_settings(params: dict[str, Any]) -> AnomalySettings:
+    """The detector's settings from a check's params; a knob left out takes the detector's default."""
+    given = {setting: params[field] for field, setting in ANOMALY_PARAMS.items() if params.get(field) is not None}
+    return AnomalySettings(**given)

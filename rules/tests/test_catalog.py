@@ -37,6 +37,7 @@ def test_the_migration_loads_every_builtin_template_and_comparison_type():
         "last_30_day_avg",
         "last_7_runs_3_sigma",
         "last_7_runs_20_pct",
+        "anomaly",
         "src_table_total_rows",
         "target_table_total_rows",
     ]

@@ -50,6 +50,12 @@ def test_fields_come_in_the_templates_order(cast, api_as):
         "failure_strategy",
         "comparison_type",
         "comparison_value",
+        "anomaly_direction",
+        "anomaly_k_warn",
+        "anomaly_k_fail",
+        "anomaly_min_history",
+        "anomaly_min_change_pct",
+        "anomaly_seasonality",
     ]
 
 
@@ -81,9 +87,15 @@ def test_tables_and_columns_load_from_the_field_above_them(cast, api_as):
     assert column_rules["src_field"]["link"] == ["src_table", "src_datasource_id"]
 
 
-def test_the_fixed_value_shows_only_for_the_fix_value_comparison(cast, api_as):
+def test_the_fixed_value_shows_only_for_the_fix_value_comparison_and_the_knobs_for_anomaly(cast, api_as):
     rules = {r["field"]: r for r in _form(api_as, cast.author, "null_check")}
-    assert rules["comparison_type"]["control"] == [{"value": "fix_value", "rule": ["comparison_value"]}]
+    knobs = [
+        f"anomaly_{name}" for name in ("direction", "k_warn", "k_fail", "min_history", "min_change_pct", "seasonality")
+    ]
+    assert rules["comparison_type"]["control"] == [
+        {"value": "fix_value", "rule": ["comparison_value"]},
+        *({"value": "anomaly", "rule": [knob]} for knob in knobs),
+    ]
     assert [o["value"] for o in rules["comparison_type"]["options"]] == [
         "fix_value",
         "daily_avg",
@@ -93,6 +105,7 @@ def test_the_fixed_value_shows_only_for_the_fix_value_comparison(cast, api_as):
         "last_30_day_avg",
         "last_7_runs_3_sigma",
         "last_7_runs_20_pct",
+        "anomaly",
         "src_table_total_rows",
     ]
 

@@ -136,7 +136,7 @@ def test_the_upgrade_shows_what_changed_between_the_two_template_versions(cast, 
         statistic_name="nulls.renamed",
         comparison_types=[
             *("fix_value", "daily_avg", "weekly_avg", "monthly_avg", "last_7_day_avg", "last_30_day_avg"),
-            *("last_7_runs_3_sigma", "last_7_runs_20_pct"),
+            *("last_7_runs_3_sigma", "last_7_runs_20_pct", "anomaly"),
         ],
     )
     entry = InputEntry.objects.get(field="src_field")

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import anomaly_judging
-from .models import Result, ResultFeedback
+from .models import Result, ResultFeedback, Run
 
 EXPECTED, INCIDENT = ResultFeedback.Verdict.EXPECTED, ResultFeedback.Verdict.INCIDENT
 
@@ -94,11 +94,12 @@ def state(result: Result, user) -> dict[str, Any]:
 
 
 def false_alarms(check_id: int) -> dict[str, Any]:
-    """Anomalies judged (warn or fail by anomaly detection), how many of them people marked
-    expected, and that share: the check's false-alarm rate (None before its first anomaly)."""
+    """Anomalies judged (warn or fail by anomaly detection; backfills raise no alarm and do not
+    count), how many of them people marked expected, and that share: the check's false-alarm
+    rate (None before its first anomaly)."""
     anomalies = Result.objects.filter(
         rule_check_id=check_id, comparison_source__source=anomaly_judging.SOURCE, status=Result.Status.FAIL
-    )
+    ).exclude(run__trigger=Run.Trigger.BACKFILL)
     judged = anomalies.count()
     expected = ResultFeedback.objects.filter(rule_check_id=check_id, verdict=EXPECTED, result__in=anomalies).count()
     incidents = ResultFeedback.objects.filter(rule_check_id=check_id, verdict=INCIDENT).count()

@@ -76,3 +76,33 @@ describe('the trend chart', () => {
     expect(trendOption([])).toBeNull()
   })
 })
+
+describe('anomaly detection on the trend', () => {
+  it('draws the warn strips between the passing band and the fail band, on each side', () => {
+    const judged = point({
+      status: 'fail',
+      statistics_value: 80,
+      comparison_value: 100,
+      passing_band: { low: 90, high: 110, passes: 'inside' },
+      fail_band: { low: 85, high: 115, passes: 'inside' },
+    })
+    const option = trendOption([judged])
+    const strips = series(option).filter((s) => s.name.startsWith(SERIES.warns) && s.stack)
+    // Below: from 85, 5 high (to 90); above: from 110, 5 high (to 115).
+    expect(strips.map((s) => [s.stack, s.data[0][1]])).toEqual([
+      ['warnsBelow', 85],
+      ['warnsBelow', 5],
+      ['warnsAbove', 110],
+      ['warnsAbove', 5],
+    ])
+    expect((option!.legend as { data: string[] }).data).toContain(SERIES.warns)
+  })
+
+  it('draws no warn strip on the side a direction leaves open, nor without a fail band', () => {
+    const up = point({ passing_band: { low: null, high: 110, passes: 'inside' }, fail_band: { low: null, high: 115, passes: 'inside' } })
+    const stacks = series(trendOption([up])).map((s) => s.stack)
+    expect(stacks).toContain('warnsAbove')
+    expect(stacks).not.toContain('warnsBelow')
+    expect(series(trendOption([point({})])).some((s) => s.name === SERIES.warns)).toBe(false)
+  })
+})

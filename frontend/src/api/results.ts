@@ -1,5 +1,5 @@
 import { API, http, type Page, type Paging } from '@/http'
-import type { ErrorRowsPage, LatestResult, Result, ResultsSummary } from './types'
+import type { ErrorRowsPage, LatestResult, Result, ResultFeedbackState, ResultsSummary } from './types'
 
 export interface ResultFilters {
   /** One status or several, comma-separated: `fail,error`. */
@@ -27,3 +27,8 @@ export const latestResults = (checks: number[]) =>
 export const errorRows = (id: number, page: number, pageSize: number, checkName?: string) =>
   http.get<ErrorRowsPage>(`${API}/results/${id}/error-rows/`, { page, page_size: pageSize, check_name: checkName })
 export const errorRowsCsvUrl = (id: number) => `${API}/results/${id}/error-rows.csv`
+/** Anomaly detection's feedback on a result, and the check's false-alarm rate. */
+export const resultFeedback = (id: number) => http.get<ResultFeedbackState>(`${API}/results/${id}/feedback/`)
+/** `expected`: a false alarm (resolves the incident, joins the training); `incident`: a real one. */
+export const giveFeedback = (id: number, verdict: 'expected' | 'incident') =>
+  http.post<ResultFeedbackState>(`${API}/results/${id}/feedback/`, { verdict })

@@ -151,6 +151,8 @@ export interface HistoryPoint {
   /** Where the statistic would have passed: its formula's band, or for a dynamic threshold the
    * range it was judged against; null: no band. */
   passing_band: PassingBand | null
+  /** Anomaly detection only: beyond it the point failed; between it and `passing_band` it warned. */
+  fail_band?: PassingBand | null
   /** Why an `error` result could not be evaluated. */
   message: string
 }
@@ -164,6 +166,9 @@ export interface PassingBand {
 
 export interface ComparisonSource {
   type?: string
+  /** `anomaly`: judged by anomaly detection (its `verdict`: pass, warn, fail or unknown). */
+  source?: string
+  verdict?: string
   batch?: string
   baseline_runs?: number[]
   values?: number
@@ -304,4 +309,25 @@ export interface UpgradePlan {
   to: number
   template: string
   changes: Array<{ path: string; change: string; summary: string }>
+}
+
+/** A check's anomaly detection record (`GET /checks/{id}/false-alarms/`). */
+export interface FalseAlarms {
+  check: number
+  anomalies_judged: number
+  marked_expected: number
+  marked_incident: number
+  /** expected ÷ anomalies judged; null before the first anomaly. */
+  false_alarm_rate: number | null
+}
+
+/** `GET|POST /results/{id}/feedback/`. */
+export interface ResultFeedbackState {
+  result: number
+  judged_by_anomaly_detection: boolean
+  anomaly: boolean
+  feedback: { verdict: 'expected' | 'incident'; given_by: string | null; given_at: string } | null
+  may_give_feedback: boolean
+  check: FalseAlarms
+  incident_resolved?: number | null
 }

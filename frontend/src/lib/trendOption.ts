@@ -3,7 +3,9 @@
  * expected value over business time, failed results as red points, errored results as orange
  * triangles (at their statistic, or on the chart's floor when they measured nothing), and the
  * threshold band the server computed for each point (`passing_band`): green where the statistic
- * passes, red where it fails for "must differ" rules. Pure, so Vitest checks it without a canvas.
+ * passes, red where it fails for "must differ" rules; for anomaly detection also its warn strips
+ * (`fail_band`: between the passing band and it, the point warned). Pure, so Vitest checks it
+ * without a canvas.
  */
 import type { ChartOption } from '@/composables/useChart'
 import type { HistoryPoint, PassingBand } from '@/api/types'
@@ -16,6 +18,7 @@ export const SERIES = {
   errored: 'Errored',
   passes: 'Passes',
   fails: 'Fails',
+  warns: 'Warns',
 } as const
 
 type Datum = [number, number | null, number] // [time, value, index of the point]
@@ -58,6 +61,7 @@ function tooltip(point: HistoryPoint): string {
     `Result: <b>${RESULT_STATUS[point.status]?.label ?? point.status}</b>`,
   ]
   if (point.passing_band) lines.push(`The check ${bandInWords(point.passing_band)}`)
+  if (point.fail_band) lines.push(`It fails outside ${bandInWords(point.fail_band).replace('passes when the statistic is ', '')}; between the two it warns`)
   if (point.status === 'error' && point.message) lines.push(`<span style="white-space:normal">${escape(point.message)}</span>`)
   return lines.join('<br/>')
 }
@@ -69,7 +73,9 @@ export function trendOption(points: HistoryPoint[]): ChartOption | null {
   const at = (p: HistoryPoint) => new Date(p.data_time).getTime()
   const finite = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v)
   const measured = points.flatMap((p) => [p.statistics_value, p.comparison_value]).filter(finite)
-  const edges = points.flatMap((p) => [p.passing_band?.low, p.passing_band?.high]).filter(finite)
+  const edges = points
+    .flatMap((p) => [p.passing_band?.low, p.passing_band?.high, p.fail_band?.low, p.fail_band?.high])
+    .filter(finite)
   const [floor, ceiling] = niceBounds([...measured, ...edges])
 
   const datum = (p: HistoryPoint, index: number, value: number | null): Datum => [at(p), value, index]
@@ -83,6 +89,15 @@ export function trendOption(points: HistoryPoint[]): ChartOption | null {
   }
   const passing = band('inside')
   const failing = band('outside')
+  // Anomaly detection's warn strips: from the fail bound to the passing bound, on either side.
+  const strip = (from: (p: HistoryPoint) => number | null | undefined, to: (p: HistoryPoint) => number | null | undefined) => {
+    const has = (p: HistoryPoint) => finite(from(p)) && finite(to(p))
+    const low = points.map((p, i) => datum(p, i, has(p) ? from(p)! : null))
+    const span = points.map((p, i) => datum(p, i, has(p) ? to(p)! - from(p)! : null))
+    return { low, span, shown: points.some(has) }
+  }
+  const warnBelow = strip((p) => p.fail_band?.low, (p) => p.passing_band?.low)
+  const warnAbove = strip((p) => p.passing_band?.high, (p) => p.fail_band?.high)
   const failed = points.flatMap((p, i) => (p.status === 'fail' ? [datum(p, i, p.statistics_value)] : []))
   // An errored result measured nothing (or could not compare): it stays on the trend, at its
   // statistic if it has one, else just above the floor, so a gap in the line has a visible reason.
@@ -110,6 +125,7 @@ export function trendOption(points: HistoryPoint[]): ChartOption | null {
         ...(errored.length ? [SERIES.errored] : []),
         ...(passing.shown ? [SERIES.passes] : []),
         ...(failing.shown ? [SERIES.fails] : []),
+        ...(warnBelow.shown || warnAbove.shown ? [SERIES.warns] : []),
       ],
     },
     tooltip: {
@@ -126,6 +142,8 @@ export function trendOption(points: HistoryPoint[]): ChartOption | null {
     series: [
       ...bandSeries(SERIES.passes, 'passes', passing, 'rgba(103, 194, 58, 0.16)'),
       ...bandSeries(SERIES.fails, 'fails', failing, 'rgba(245, 108, 108, 0.12)'),
+      ...bandSeries(SERIES.warns, 'warnsBelow', warnBelow, 'rgba(230, 162, 60, 0.18)'),
+      ...bandSeries(SERIES.warns, 'warnsAbove', warnAbove, 'rgba(230, 162, 60, 0.18)'),
       {
         name: SERIES.statistic,
         type: 'line',

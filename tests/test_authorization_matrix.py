@@ -209,6 +209,11 @@ MATRIX = [
     (MOVED, "GET /notifications/ lists notification", Y, N, Y),  # it tells of run_a
     (MOVED_DELETED, "GET /notifications/{notification}/", 200, 404, 200),
     (CREATED, "GET /checks/{check}/mute/", 200, 404, 200),
+    # --- anomaly detection's feedback: read with the result; given by those who handle incidents --
+    (CREATED, "GET /checks/{check}/false-alarms/", 200, 404, 200),
+    (CREATED, "GET /results/{result_a}/feedback/", 200, 404, 200),
+    # result_a was judged by a fixed value, not by anomaly detection: a 400 for those who may give it
+    (CREATED, "POST /results/{result_a}/feedback/ +feedback_expected", 400, 404, 400),
     (CREATED, "POST /checks/{check}/mute/ +mute", 200, 404, 200),
     (CREATED, "POST /checks/{check}/mute/ +long_mute", 400, 404, 400),  # beyond DQ_MUTE_MAX_DAYS
     (CREATED, "DELETE /checks/{check}/mute/", 204, 404, 204),
@@ -283,6 +288,7 @@ BODIES = {
     "rename": lambda w: {"name": "renamed channel"},
     "note": lambda w: {"note": "known; the loader is fixed"},
     "mute": lambda w: {"until": _in_days(1), "reason": "maintenance"},
+    "feedback_expected": lambda w: {"verdict": "expected"},
     "long_mute": lambda w: {"until": "2099-01-01T00:00:00Z", "reason": "maintenance"},
     "new_batch_on_A": lambda w: {"datasource": w.ids["A"], "table": "orders", "partition": {"status": "void"}},
     "release": lambda w: {"reason": "month end", "expires_at": _in_days(1)},

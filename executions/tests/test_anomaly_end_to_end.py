@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
-from executions.models import Result, Run
+from executions.models import Result, Run, RunDatasource
 from executions.recording import record_results
 from rules.models import Check
 from watching.alerting import alert_on_run
@@ -42,6 +42,7 @@ def earlier_run(check: Check, day: date, value: float, trigger: str = Run.Trigge
         rule_set_hash=version.content_hash,
     )
     run.check_versions.set([version])
+    RunDatasource.objects.create(run=run, datasource_id=check.params["src_datasource_id"])  # what it read
     record_results(run, {"checks": {str(version.pk): {"status": "ok", "statistic": value}}, "batches": {}})
     return run
 
@@ -157,3 +158,69 @@ def test_between_the_warn_and_fail_bands_a_block_check_warns_and_does_not_block(
     assert result.failure_strategy == "alert" and not result.blocks  # the check itself blocks
     assert result.verdict.endswith("→ warn (an alert; it never blocks)")
     assert check.params["failure_strategy"] == "block"
+
+
+@pytest.mark.django_db
+def test_feedback_the_detector_cannot_take_is_a_400_naming_the_verdict(cast, api_as, warehouse):
+    client = api_as(cast.author)
+    check = Check.objects.get(
+        pk=create_check(
+            client, "orders per day", "table_count_check", src_datasource_id=warehouse.pk,
+            src_table=f"{SCHEMA}.orders", **ANOMALY,
+        )
+    )  # fmt: skip
+    runs = [earlier_run(check, day, value) for day, value in HISTORY.items()]
+    learning, passed = runs[0].results.get(), runs[-1].results.get()
+    assert (learning.status, passed.status) == ("unknown", "pass")
+
+    def refused(result: Result, verdict: str) -> list[str]:
+        answer = client.post(f"/api/v1/results/{result.pk}/feedback/", {"verdict": verdict}, format="json")
+        assert answer.status_code == 400, answer.json()
+        return answer.json()["fields"]["verdict"]
+
+    assert refused(passed, "expected") == [
+        "Only an anomaly can be a false alarm; this result passed. Say 'incident' if it missed one."
+    ]
+    assert refused(learning, "incident") == ["Anomaly detection did not judge this result (it was still learning)."]
+    # A pass the detector should have flagged can be marked incident: it stays out of training.
+    assert (
+        client.post(f"/api/v1/results/{passed.pk}/feedback/", {"verdict": "incident"}, format="json").status_code == 200
+    )
+    later = earlier_run(check, TODAY, 40).results.get().comparison_source
+    assert {e["result"]: e["reason"] for e in later["excluded"]}[passed.pk] == "marked incident"
+    state = client.get(f"/api/v1/results/{passed.pk}/feedback/").json()
+    assert state["feedback"]["verdict"] == "incident" and state["may_give_feedback"] is True
+    assert state["check"]["marked_incident"] == 1 and state["check"]["false_alarm_rate"] is None
+
+
+@pytest.mark.django_db
+def test_a_fail_band_narrower_than_the_warn_band_is_refused_field_by_field(cast, api_as, warehouse):
+    response = api_as(cast.author).post(
+        "/api/v1/checks/",
+        {
+            "name": "orders per day",
+            "template": "table_count_check",
+            "params": {
+                "src_datasource_id": warehouse.pk, "src_table": f"{SCHEMA}.orders", **ANOMALY,
+                "anomaly_k_warn": 4, "anomaly_k_fail": 3, "anomaly_direction": "sideways",
+            },
+        },
+        format="json",
+    )  # fmt: skip
+    assert response.status_code == 400
+    fields = response.json()["fields"]["params"]
+    assert set(fields) == {"anomaly_direction"}  # one field at a time: choices first
+    response = api_as(cast.author).post(
+        "/api/v1/checks/",
+        {
+            "name": "orders per day",
+            "template": "table_count_check",
+            "params": {
+                "src_datasource_id": warehouse.pk, "src_table": f"{SCHEMA}.orders", **ANOMALY,
+                "anomaly_k_warn": 4, "anomaly_k_fail": 3,
+            },
+        },
+        format="json",
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert response.json()["fields"]["params"] == {"anomaly_k_fail": ["At least the warn band's k, at most 100."]}

@@ -169,6 +169,8 @@ export interface ComparisonSource {
   /** `anomaly`: judged by anomaly detection (its `verdict`: pass, warn, fail or unknown). */
   source?: string
   verdict?: string
+  /** Dynamic ranges and anomaly detection: what the baseline was made of, in a sentence. */
+  learned?: { sentence: string }
   batch?: string
   baseline_runs?: number[]
   values?: number

@@ -91,6 +91,7 @@ const COMPARISON_NAMES: Record<string, string> = {
   src_table_total_rows: 'Source table row count',
   target_table_total_rows: 'Target table row count',
   comparison_query: 'Comparison query',
+  anomaly: 'Anomaly detection',
 }
 
 export function comparisonName(key: string | undefined): string {
@@ -107,6 +108,7 @@ export function comparisonInWords(result: Pick<Result, 'comparison_type' | 'comp
     return `${comparisonName(kind)}${source.batch ? ` (batch ${source.batch})` : ''}`
   }
   if (kind === 'comparison_query') return 'Measured by the comparison query'
+  if (source.source === 'anomaly') return `Anomaly detection, its centre${source.learned ? `: ${source.learned.sentence}` : ''}`
   if (source.baseline_runs !== undefined) {
     const runs = source.baseline_runs
     const window = source.window ? ` from ${formatDate(source.window.start)} to ${formatDate(source.window.end)}` : ''

@@ -26,8 +26,9 @@ from .models import Result
 from .scopes import WHOLE_TABLE
 
 SOURCE = "anomaly"
-# Results listed one by one in the evidence, newest kept: a 90-day hourly history is 2,160 points.
-LISTED = 1000
+# Results listed one by one in the evidence (each list), the newest kept: a 90-day hourly history
+# is 2,160 points, and every results page carries its results' evidence; `learned` counts them all.
+LISTED = 500
 
 
 def judged_by_anomaly(result: Result) -> bool:

@@ -8,24 +8,30 @@ How (ALGORITHM_VERSION names this exact procedure; change it when the procedure 
 1. Training points: only points EARLIER than `at` (never the judged point), with a value, that the
    caller did not exclude (a backfill, a rerun: its reason is kept), not marked `incident` by a
    person, and not anomalies themselves, unless a person marked them `expected` (a false alarm).
-   Adapting to a new level: when LEVEL_SHIFT_RUN consecutive anomalies lie on the same side of
-   the level before them, the level moved; from there on those points are the new normal and
-   the level is learned only from them and later points (seasonal shape and spread still come
-   from the whole history). A person can stop that by marking them `incident`.
+   Adapting to a new level: when LEVEL_SHIFT_RUN consecutive anomalies lie on the same side,
+   the level moved; from there on those points are the new normal and the level is learned only
+   from them and later points (seasonal shape and spread still come from the whole history). A
+   person can stop that by marking them `incident`.
 2. Too few training points (`min_history`) → verdict `unknown`, with a message.
-3. Seasonality (`seasonality: auto`): for a series measured several times a day, by hour of day
+3. Scale: the logarithm when every measured point is positive (seasonal factors, trends and noise
+   of counts are relative), else the values themselves.
+4. Seasonality (`seasonality: auto`): for a series measured several times a day, by hour of day
    once it spans 3 days; otherwise by day of week once it spans 3 weeks; none for shorter series.
-   Offsets per bucket are medians of each point's distance from the median of its neighbours
-   (a cycle around it, the point left out); they are used only when they explain the series
-   (the spread without them is at least 1/SEASONAL_GAIN larger).
-4. Level and trend from the most recent points (two cycles) of the deseasonalised series: the
+   Offsets per bucket are medians of each point's distance from the median of the whole cycle
+   around it, from every measured point (flagged ones too: a median shrugs off a one-off spike,
+   and a weekly dip flagged before three weeks of history must still be learnable); used only
+   when they explain the series (judged on points left out of their own bucket's median).
+5. Level and trend from the most recent points (two cycles) of the deseasonalised series: the
    level a median, the trend a median of slopes, kept only when it stands out from the noise.
-5. Spread: 1.4826 × the median absolute deviation of the seasonal residuals (mean absolute
-   deviation × 1.2533 when more than half are equal), never below SCALE_FLOOR of the centre, so
-   a near-constant series does not alarm on a tiny move.
-6. Bands: warn = centre ± k_warn × spread, fail = centre ± k_fail × spread, each at least
-   `min_change_pct` % of the centre (fail scaled by k_fail / k_warn), so a change smaller than
-   that is never an anomaly; `direction` up or down keeps only that side's bound.
+6. Spread, each side of the centre on its own: a robust standard deviation (the MAD's, then a
+   root mean square within 3 of it) of each training point's distance from the median of its
+   neighbours, widened by the errors of the level and seasonal estimates (and of the trend, over
+   the distance it is carried), never below SCALE_FLOOR of the centre, so a near-constant series
+   does not alarm on a tiny move.
+7. Bands: warn = centre ± k_warn × spread, fail = centre ± k_fail × spread (k widened for short
+   histories as a Student t quantile is), each at least `min_change_pct` % of the centre (fail
+   scaled by k_fail / k_warn), so a change smaller than that is never an anomaly; `direction` up
+   or down keeps only that side's bound.
 Verdict: `pass` inside the warn band (bounds included), `warn` between the bands, `fail` outside
 the fail band.
 """

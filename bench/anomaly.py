@@ -210,12 +210,13 @@ def precision_recall(found: int, flagged: int, planted: int) -> tuple[float, flo
     return (found / flagged if flagged else 1.0), (found / planted if planted else 1.0)
 
 
-def main() -> int:
-    started = time.monotonic()
+def measure(series_set: list[Series]) -> tuple[list[list], dict[str, tuple[int, int]], int]:
+    """(a row per series: name, points, planted, then hits and false alarms of each method;
+    {method: (planted points found, points flagged)}; planted points scored)."""
     rows = []
-    totals = {"anomaly": [0, 0], "zscore": [0, 0]}  # [found, flagged]
+    totals = {"anomaly": [0, 0], "zscore": [0, 0]}
     planted_total = 0
-    for series in all_series():
+    for series in series_set:
         scored = scored_points(series)
         planted = series.planted & set(scored)
         planted_total += len(planted)
@@ -226,6 +227,12 @@ def main() -> int:
             totals[method][1] += len(flags)
             row += [found, len(flags) - found]
         rows.append(row)
+    return rows, {method: (found, flagged) for method, (found, flagged) in totals.items()}, planted_total
+
+
+def main() -> int:
+    started = time.monotonic()
+    rows, totals, planted_total = measure(all_series())
     print(
         f"{'series':24} {'points':>6} {'planted':>7} | {'anomaly hit':>11} {'false':>5} | {'zscore hit':>10} {'false':>5}"
     )
@@ -233,8 +240,7 @@ def main() -> int:
         print(f"{name:24} {points:>6} {planted:>7} | {a_hit:>11} {a_false:>5} | {z_hit:>10} {z_false:>5}")
     figures = {}
     for method, (found, flagged) in totals.items():
-        precision, recall = precision_recall(found, flagged, planted_total)
-        figures[method] = (precision, recall)
+        figures[method] = precision_recall(found, flagged, planted_total)
         print(f"{method}: {found} of {planted_total} planted found, {flagged - found} false alarms")
     print(f"{len(rows)} series, detector {ALGORITHM_VERSION}, {time.monotonic() - started:.1f} s")
     (ap, ar), (zp, zr) = figures["anomaly"], figures["zscore"]

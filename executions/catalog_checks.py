@@ -75,7 +75,12 @@ def _schema_changes(run, version: CheckVersion, datasource: Datasource, table: s
     result_id, run_id, seen = previous
     changes = compare_schemas(seen, schema)
     details = {"schema": schema, **changes, "baseline": {"result": result_id, "run": run_id}}
-    return {"status": "ok", "statistic": float(changed_count(changes)), "message": describe(changes), "details": details}
+    return {
+        "status": "ok",
+        "statistic": float(changed_count(changes)),
+        "message": describe(changes),
+        "details": details,
+    }
 
 
 def last_seen_schema(version: CheckVersion, run) -> tuple[int, int, list[dict[str, str]]] | None:

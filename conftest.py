@@ -125,10 +125,12 @@ def _mysql_connect():
 def shared_servers_lock():
     """Held for the whole test session by any session that rebuilds the dq_test schema/database,
     so that two test runs on one machine (several checkouts of the project) do not drop each
-    other's tables. A no-op wait for a single run."""
+    other's tables. A no-op wait for a single run. Checkouts given databases of their own
+    (DQ_TEST_PG_DB, DQ_TEST_MYSQL_DB) do not wait for each other."""
     import fcntl
 
-    with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "dq-test-servers.lock"), "w") as handle:
+    name = f"dq-test-servers-{PG['dbname']}-{MYSQL_TEST_DB}.lock"
+    with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), name), "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
 

@@ -27,9 +27,10 @@ class MonitorQuerySet(models.QuerySet):
         return self.filter(deleted_at__isnull=True)
 
     def visible_to(self, user) -> MonitorQuerySet:
-        """Monitors of the datasources the user may use (alive, open to all or to one of their
-        groups; admins: every one): a monitor follows its datasource."""
-        return self.alive().filter(datasource__in=Datasource.objects.visible_to(user).values("pk"))
+        """Monitors of the datasources whose data the user may read (open to all or to one of
+        their groups; admins: every one): a monitor follows its datasource, and a deleted
+        datasource keeps its groups' say, as for its checks (Datasource.objects.readable_by)."""
+        return self.alive().filter(datasource__in=Datasource.objects.readable_by(user).values("pk"))
 
     def changeable_by(self, user) -> MonitorQuerySet:
         """Monitors the user may switch on, off or delete: those of datasources they own (their

@@ -76,11 +76,13 @@ class MonitorRequestSerializer(serializers.Serializer):
         return [k for k in KINDS if k in kinds]
 
     def validate_volume_comparison(self, key: str) -> str:
+        """One the row-count template allows that learns from history (not a fixed number, nor a
+        row count of the data, which would compare the table with itself)."""
         allowed = RuleTemplate.objects.get(key="table_count_check").allowed_comparison_types()
         learned = set(
-            ComparisonType.objects.filter(key__in=allowed, source__in=("history", "range")).values_list(
-                "key", flat=True
-            )
+            ComparisonType.objects.filter(key__in=allowed)
+            .exclude(source__in=(ComparisonType.Source.FIXED, ComparisonType.Source.DATA))
+            .values_list("key", flat=True)
         )
         if key not in learned:
             raise serializers.ValidationError(

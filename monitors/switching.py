@@ -75,19 +75,22 @@ def plan_checks(datasource: Datasource, settings: dict[str, Any]) -> Plan:
     for name in covered:
         time_kind = None
         if time_column:
-            types = {c.name: c.type for c in connector.columns(name)}
+            try:
+                types = {c.name: c.type for c in connector.columns(name)}
+            except ConnectorError as exc:
+                if table:
+                    raise
+                # One dataset of a whole datasource that cannot be read now: its time column is unknown.
+                plan.skipped.append({"table": name, "kind": "time_column", "reason": f"columns unreadable: {exc}"})
+                types = {}
             if time_column in types:
                 found_time_column = True
                 time_kind = column_kind(types[time_column])
                 if time_kind not in (DATE, TIMESTAMP):
-                    raise MonitorInvalid(
-                        {
-                            "time_column": [
-                                f"Column {time_column!r} of {name!r} holds {types[time_column]} values, not dates "
-                                "or timestamps."
-                            ]
-                        }
-                    )
+                    problem = f"Column {time_column!r} of {name!r} holds {types[time_column]} values, not dates or timestamps."
+                    if table:
+                        raise MonitorInvalid({"time_column": [problem]})
+                    plan.skipped.append({"table": name, "kind": "time_column", "reason": problem})
             elif table:
                 raise MonitorInvalid({"time_column": [f"Table {name!r} has no column {time_column!r}."]})
         _plan_table(plan, datasource, settings, name, time_column if time_kind else "")

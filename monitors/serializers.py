@@ -198,3 +198,19 @@ class MonitorSerializer(serializers.ModelSerializer):
     def get_may_change(self, monitor) -> bool:
         changeable = self.context.get("changeable")
         return changeable is not None and monitor.datasource_id in changeable
+
+
+class SkippedSerializer(serializers.Serializer):
+    table = serializers.CharField()
+    kind = serializers.CharField(help_text="volume, freshness, or time_column (the table's time column is unusable).")
+    reason = serializers.CharField()
+
+
+class MonitorCreatedSerializer(MonitorSerializer):
+    """POST's answer: the monitor, and what a whole datasource's tables did not get."""
+
+    skipped = SkippedSerializer(many=True, read_only=True)
+
+    class Meta(MonitorSerializer.Meta):
+        fields = [*MonitorSerializer.Meta.fields, "skipped"]
+        read_only_fields = fields

@@ -16,7 +16,12 @@ from datasources.views import SourceUnavailable
 from dq_platform.ids import as_id
 
 from .models import Monitor
-from .serializers import MonitorChangeSerializer, MonitorRequestSerializer, MonitorSerializer
+from .serializers import (
+    MonitorChangeSerializer,
+    MonitorCreatedSerializer,
+    MonitorRequestSerializer,
+    MonitorSerializer,
+)
 from .switching import MonitorInvalid, set_enabled, switch_off_for_good, switch_on
 
 REFUSED = "Only the owners of the datasource and administrators may switch its monitors on or off."
@@ -29,7 +34,7 @@ FILTERS = [
 
 @extend_schema_view(
     list=extend_schema(parameters=FILTERS),
-    create=extend_schema(request=MonitorRequestSerializer, responses={201: MonitorSerializer}),
+    create=extend_schema(request=MonitorRequestSerializer, responses={201: MonitorCreatedSerializer}),
     partial_update=extend_schema(request=MonitorChangeSerializer, responses={200: MonitorSerializer}),
 )
 class MonitorViewSet(

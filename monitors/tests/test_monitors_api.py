@@ -158,3 +158,23 @@ def test_the_default_schedule_fires_a_run_of_the_monitors_checks_at_the_top_of_t
     assert run.trigger == Run.Trigger.SCHEDULE and run.created_by == cast.author
     assert run.biz_date == slot.date() - timedelta(days=1)
     assert set(run.check_versions.values_list("parent_check_id", flat=True)) == {c["id"] for c in body["checks"]}
+
+
+def test_a_batch_registered_for_a_monitored_table_is_validated_by_the_monitors_checks_too(cast, api_as, warehouse):
+    client = api_as(cast.author)
+    monitor = _switch_on(client, datasource=warehouse.pk, table=f"{SCHEMA}.orders", time_column="created_at").json()
+
+    response = client.post(
+        "/api/v1/batches/",
+        {"datasource": warehouse.pk, "table": f"{SCHEMA}.orders", "partition": {"label": "x"}},
+        format="json",
+    )
+
+    assert response.status_code == 201, response.json()
+    checked = {v["check"] for v in response.json()["attempts"][0]["check_versions"]}
+    assert checked == {c["id"] for c in monitor["checks"]}
+    run = Run.objects.get(pk=response.json()["attempts"][0]["run"])
+    assert sorted(d["filter"] for d in run.batches["definitions"].values()) == [
+        "CAST(`created_at` AS DATE) = CAST('" + run.biz_date.isoformat() + "' AS DATE) AND `label` = 'x'",
+        "`label` = 'x'",
+    ]

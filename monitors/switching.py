@@ -218,6 +218,24 @@ def _free_name(datasource: Datasource, table: str, kind: str, monitor: Monitor) 
     return name
 
 
+def ensure_schedule(monitor: Monitor, cron_text: str, zone: str, user) -> Schedule:
+    """The monitor's schedule, made again (of its live checks) when someone deleted it through
+    the schedules API."""
+    if monitor.schedule is not None:
+        return monitor.schedule
+    schedule = Schedule.objects.create(
+        name=f"Monitors of {monitor.datasource.name}/{monitor.table or '*'} (monitor {monitor.pk})",
+        cron=cron_text,
+        timezone=zone,
+        owner=user,
+        biz_date_offset_days=-1,
+    )
+    schedule.checks.set(Check.objects.alive().filter(pk__in=monitor.monitor_checks.values("rule_check_id")))
+    monitor.schedule = schedule
+    monitor.save(update_fields=["schedule"])
+    return schedule
+
+
 def set_enabled(monitor: Monitor, enabled: bool) -> None:
     """Switch the monitor's schedule on or off (resuming does not catch up missed slots)."""
     schedule = monitor.schedule

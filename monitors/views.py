@@ -15,14 +15,14 @@ from datasources.models import Datasource
 from datasources.views import SourceUnavailable
 from dq_platform.ids import as_id
 
-from .models import Monitor
+from .models import DEFAULT_CRON, Monitor
 from .serializers import (
     MonitorChangeSerializer,
     MonitorCreatedSerializer,
     MonitorRequestSerializer,
     MonitorSerializer,
 )
-from .switching import MonitorInvalid, set_enabled, switch_off_for_good, switch_on
+from .switching import MonitorInvalid, ensure_schedule, set_enabled, switch_off_for_good, switch_on
 
 REFUSED = "Only the owners of the datasource and administrators may switch its monitors on or off."
 
@@ -104,6 +104,10 @@ class MonitorViewSet(
         change.is_valid(raise_exception=True)
         values = change.validated_data
         with transaction.atomic():
+            if monitor.schedule is None and (values.get("enabled") or "schedule" in values):
+                ensure_schedule(
+                    monitor, values.get("schedule", DEFAULT_CRON), values.get("timezone", "UTC"), request.user
+                )
             schedule = monitor.schedule
             if schedule is not None and ("schedule" in values or "timezone" in values):
                 schedule.cron = values.get("schedule", schedule.cron)

@@ -139,8 +139,17 @@ def test_switching_off_pauses_the_schedule_and_delete_hides_the_monitor_and_its_
     moved = client.patch(detail, {"enabled": True, "schedule": "30 6 * * *"}, format="json").json()
     assert (moved["enabled"], moved["schedule"]) == (True, "30 6 * * *")
 
+    Schedule.objects.filter(pk=moved["schedule_id"]).delete()  # through the schedules API, say
+    assert client.get(detail).json()["enabled"] is False
+    again = client.patch(detail, {"enabled": True}, format="json").json()
+    assert again["enabled"] is True and again["schedule"] == "0 * * * *"
+    assert set(Schedule.objects.get(pk=again["schedule_id"]).checks.values_list("pk", flat=True)) == {
+        c["id"] for c in body["checks"]
+    }
+
     assert client.delete(detail).status_code == 204
     assert client.get(detail).status_code == 404
+    assert not Schedule.objects.filter(pk=again["schedule_id"]).exists()
     assert not Schedule.objects.filter(pk=body["schedule_id"]).exists()
     assert not Check.objects.alive().filter(pk__in=[c["id"] for c in body["checks"]]).exists()
 

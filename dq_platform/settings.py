@@ -123,6 +123,7 @@ INSTALLED_APPS = [
     "executions",
     "watching",
     "gates",
+    "monitors",
     "demo",
     "accounts",
 ]

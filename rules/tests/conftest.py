@@ -84,6 +84,9 @@ def valid_params(pg_datasource, mysql_datasource):
             "contract_yaml": "strict: true\ncolumns:\n  - {name: order_id, type: integer, nullable: false}\n",
             **VERDICT,
         },
+        "freshness_check": {**src, "src_field": "created_at", "age_unit": "minutes", **VERDICT, "comparison_value": 90},
+        "file_freshness_check": {**src, **VERDICT, "comparison_value": 24},
+        "schema_change_check": {**src, **VERDICT},
     }
 
 

@@ -2,6 +2,8 @@ import json
 
 import pytest
 
+from conftest import MYSQL_TEST_DB
+
 VERDICT = {
     "check_type": "statistics_minus_comparison",
     "operator": "le",
@@ -16,7 +18,7 @@ VERDICT = {
 def valid_params(pg_datasource, mysql_datasource):
     """Valid params for every built-in template, on the real PostgreSQL and MariaDB test tables."""
     src = {"src_datasource_id": pg_datasource.pk, "src_table": "dq_test.orders"}
-    target = {"target_datasource_id": mysql_datasource.pk, "target_table": "dq_test.orders"}
+    target = {"target_datasource_id": mysql_datasource.pk, "target_table": f"{MYSQL_TEST_DB}.orders"}
     return {
         "null_check": {**src, "src_field": "customer_email", **VERDICT},
         "custom_sql": {

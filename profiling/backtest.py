@@ -70,7 +70,10 @@ def _verdict(count: Count, params: dict, column: dict, document: dict) -> dict[s
     if share > limit:
         return {"verdict": FAIL, "reason": f"At least {share:.4g} % of the rows violate it; it allows {limit:g} %."}
     if not count.exact:
-        return {"verdict": UNDECIDED, "reason": "The figures give only a lower bound of the violations, within the tolerance."}
+        return {
+            "verdict": UNDECIDED,
+            "reason": "The figures give only a lower bound of the violations, within the tolerance.",
+        }
     where = "of all rows" if is_full(document) else "of a sample (an estimate of the table's share)"
     return {"verdict": PASS, "reason": f"{share:.4g} % {where} violate it; it allows {limit:g} %."}
 
@@ -119,7 +122,9 @@ def _outside_list(allowed: list, column: dict) -> Count:
         # Each distinct value beyond the list occurs at least once.
         extra = max(column["distinct"] - len(listed), 0)
         return Count(nulls + max(outside, extra), False)
-    return Count(nulls + outside, False) if nulls + outside else _unknown("The values are not all listed in the profile.")
+    return (
+        Count(nulls + outside, False) if nulls + outside else _unknown("The values are not all listed in the profile.")
+    )
 
 
 def _outside_range(low: Any, high: Any, column: dict) -> Count:
@@ -177,7 +182,7 @@ def holdout(kind: str, column_name: str, documents: list[dict]) -> dict[str, Any
     """For each profile with a newer one after it (documents newest first): the suggestion of this
     kind that profile made for the column, judged on the next profile."""
     pairs = []
-    for newer, older in zip(documents, documents[1:]):
+    for newer, older in zip(documents, documents[1:], strict=False):  # pairs: one fewer than documents
         column = column_of(older, column_name)
         made = [s for s in column_suggestions(older, column) if s["kind"] == kind] if column else []
         if not made:

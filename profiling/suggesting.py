@@ -186,7 +186,12 @@ def numeric_range(column: dict) -> dict | None:
     return {
         "min_value": plain_number(lower),
         "max_value": plain_number(upper),
-        "margin": {"rule": rule, "width": plain_number(margin), "observed_min": column["min"], "observed_max": column["max"]},
+        "margin": {
+            "rule": rule,
+            "width": plain_number(margin),
+            "observed_min": column["min"],
+            "observed_max": column["max"],
+        },
     }
 
 
@@ -196,7 +201,9 @@ def fingerprint(column: str, kind: str, template: str, params: dict) -> str:
     (not the datasource and table, which the rejection is filed under). Changed figures that
     change a bound change the fingerprint, so the new suggestion is offered again."""
     body = {k: v for k, v in params.items() if k not in ("src_datasource_id", "src_table")}
-    text = json.dumps({"column": column, "kind": kind, "template": template, "params": body}, sort_keys=True, default=str)
+    text = json.dumps(
+        {"column": column, "kind": kind, "template": template, "params": body}, sort_keys=True, default=str
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -215,7 +222,9 @@ def check_key(template: str, params: dict) -> str:
     """Equal for a suggestion and a check with the same template and params (besides the
     datasource and table, which the caller compares): the suggestion is then already a check."""
     body = {k: _normal(v) for k, v in params.items() if k not in ("src_datasource_id", "src_table") and v is not None}
-    return hashlib.sha256(json.dumps({"template": template, "params": body}, sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps({"template": template, "params": body}, sort_keys=True, default=str).encode()
+    ).hexdigest()
 
 
 def tolerance(violations: int, document: dict, column: dict) -> tuple[dict, dict]:
@@ -474,7 +483,13 @@ def length_limits(column: dict) -> dict | None:
     if shortest == longest:
         return {"exact": shortest}
     margin = max(1, math.ceil(LENGTH_MARGIN_SHARE * (longest - shortest)))
-    return {"longest": longest + margin, "shortest": shortest - margin, "margin": margin, "min": shortest, "max": longest}
+    return {
+        "longest": longest + margin,
+        "shortest": shortest - margin,
+        "margin": margin,
+        "min": shortest,
+        "max": longest,
+    }
 
 
 def _lengths(document: dict, column: dict) -> list[dict]:

@@ -81,9 +81,7 @@ class Offer:
         records = suggestion_sources.latest_profiles(datasource, table)
         self.profile = records[0] if records else None
         everything = (
-            suggest(self.profile.document, [r.document for r in records[1:]], datasource.pk, table)
-            if records
-            else []
+            suggest(self.profile.document, [r.document for r in records[1:]], datasource.pk, table) if records else []
         )
         self.earlier = max(len(records) - 1, 0)
         rejected = set(
@@ -96,8 +94,14 @@ class Offer:
                 existing[check_key(check.template.key, params)] = check
         self.all = everything
         self.rejected = [s for s in everything if s["fingerprint"] in rejected]
-        self.existing = {s["fingerprint"]: existing[k] for s in everything if (k := check_key(s["template"], s["params"])) in existing}
-        self.offered = [s for s in everything if s["fingerprint"] not in rejected and s["fingerprint"] not in self.existing]
+        self.existing = {
+            s["fingerprint"]: existing[k]
+            for s in everything
+            if (k := check_key(s["template"], s["params"])) in existing
+        }
+        self.offered = [
+            s for s in everything if s["fingerprint"] not in rejected and s["fingerprint"] not in self.existing
+        ]
 
     def find(self, fingerprint: str) -> dict:
         for suggestion in self.all:
@@ -217,7 +221,18 @@ class RejectionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = RejectedSuggestion
-        fields = ["id", "datasource", "table", "column", "kind", "fingerprint", "params", "rejected_by", "rejected_at", "reason"]
+        fields = [
+            "id",
+            "datasource",
+            "table",
+            "column",
+            "kind",
+            "fingerprint",
+            "params",
+            "rejected_by",
+            "rejected_at",
+            "reason",
+        ]
 
 
 @extend_schema(request=Reject, responses={201: RejectionSerializer, 200: RejectionSerializer})

@@ -12,7 +12,16 @@ from typing import Any
 FULL = {"rows": None, "method": "full", "fraction": None, "row_guard": 1_000_000}
 
 
-def document(columns: list[dict], rows: int, *, table="orders", method="full", sample_rows=None, at="2026-12-01T00:00:00Z", filter=None):
+def document(
+    columns: list[dict],
+    rows: int,
+    *,
+    table="orders",
+    method="full",
+    sample_rows=None,
+    at="2026-12-01T00:00:00Z",
+    filter=None,
+):
     return {
         "version": 1,
         "source": {"datasource": "warehouse", "table": table, "filter": filter},
@@ -43,7 +52,9 @@ def column(name: str, kind: str, rows: int, nulls: int = 0, distinct: int | None
         "top_values": figures.pop("top_values", None),
     }
     if kind == "string":
-        body.update({"empty": 0, "looks": {"numeric": 0, "date": 0, "email": 0}, "length": {"min": 1, "max": 9, "mean": 5.0}})
+        body.update(
+            {"empty": 0, "looks": {"numeric": 0, "date": 0, "email": 0}, "length": {"min": 1, "max": 9, "mean": 5.0}}
+        )
     body.update(figures)
     return body
 
@@ -51,8 +62,15 @@ def column(name: str, kind: str, rows: int, nulls: int = 0, distinct: int | None
 # --- a whole document from rows, in plain Python ------------------------------------------------
 def looks_email(text: str) -> bool:
     local, at, domain = text.partition("@")
-    return bool(at and local and "@" not in domain and "." in domain.strip(".")[1:] and not any(c.isspace() for c in text)
-                and not domain.startswith(".") and not domain.endswith("."))
+    return bool(
+        at
+        and local
+        and "@" not in domain
+        and "." in domain.strip(".")[1:]
+        and not any(c.isspace() for c in text)
+        and not domain.startswith(".")
+        and not domain.endswith(".")
+    )
 
 
 def looks_numeric(text: str) -> bool:
@@ -77,7 +95,9 @@ def _quantile(ordered: list, q: float):
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
-def profile_of(rows: list[dict], types: dict[str, tuple[str, str]], table: str, at: str = "2026-12-01T00:00:00Z") -> dict:
+def profile_of(
+    rows: list[dict], types: dict[str, tuple[str, str]], table: str, at: str = "2026-12-01T00:00:00Z"
+) -> dict:
     """`types`: column → (catalog type, kind). Every figure counted here from the rows."""
     columns = []
     for name, (type_name, kind) in types.items():

@@ -121,10 +121,20 @@ def test_an_enumeration_lists_the_top_values_when_they_cover_every_non_null_row(
 
 
 def test_no_enumeration_when_top_values_miss_rows_list_an_empty_string_or_look_like_a_key():
-    partial = column("a", "string", 100, distinct=2, top_values=[{"value": "x", "count": 60}, {"value": "y", "count": 30}])
+    partial = column(
+        "a", "string", 100, distinct=2, top_values=[{"value": "x", "count": 60}, {"value": "y", "count": 30}]
+    )
     empty = column("b", "string", 100, distinct=2, top_values=[{"value": "x", "count": 90}, {"value": "", "count": 10}])
     key = column("c", "string", 5, distinct=5, top_values=[{"value": v, "count": 1} for v in "vwxyz"])
-    fractions = column("d", "number", 100, distinct=2, top_values=[{"value": 0.5, "count": 50}, {"value": 1.5, "count": 50}], min=0.5, max=1.5)
+    fractions = column(
+        "d",
+        "number",
+        100,
+        distinct=2,
+        top_values=[{"value": 0.5, "count": 50}, {"value": 1.5, "count": 50}],
+        min=0.5,
+        max=1.5,
+    )
 
     found = suggest(document([partial, empty, key, fractions], 100))
 
@@ -145,7 +155,10 @@ def test_an_enumeration_with_nulls_allows_their_share_since_the_template_counts_
 # --- numbers -------------------------------------------------------------------------------------
 def test_non_negative_when_the_smallest_value_is_zero_or_more_and_not_otherwise():
     doc = document(
-        [column("amount", "number", 50, min=0, max=80, type="numeric(10,2)"), column("delta", "number", 50, min=-3, max=8)],
+        [
+            column("amount", "number", 50, min=0, max=80, type="numeric(10,2)"),
+            column("delta", "number", 50, min=-3, max=8),
+        ],
         50,
     )
 
@@ -271,9 +284,13 @@ def test_the_fingerprint_changes_only_when_the_suggested_check_changes():
 
 # --- backtest ------------------------------------------------------------------------------------
 def test_the_backtest_judges_each_earlier_profile_from_its_figures_and_says_when_it_cannot():
-    now = document([column("amount", "number", 100, min=0, max=90), column("email", "string", 100)], 100, at="2026-12-03")
+    now = document(
+        [column("amount", "number", 100, min=0, max=90), column("email", "string", 100)], 100, at="2026-12-03"
+    )
     had_nulls = document([column("amount", "number", 100, nulls=1, min=-5, max=90)], 100, at="2026-12-02")
-    sampled = document([column("amount", "number", 50, min=1, max=80)], 1000, method="sample", sample_rows=50, at="2026-12-01")
+    sampled = document(
+        [column("amount", "number", 50, min=1, max=80)], 1000, method="sample", sample_rows=50, at="2026-12-01"
+    )
     no_column = document([column("other", "number", 100, min=1, max=2)], 100, at="2026-11-30")
 
     found = suggest(now, [had_nulls, sampled, no_column])
@@ -330,10 +347,19 @@ def test_every_suggestion_passes_its_own_full_profile():
         [
             column("id", "number", 10, min=1, max=10),
             column("s", "string", 10, nulls=0, distinct=2, top_values=top, length={"min": 1, "max": 1, "mean": 1.0}),
-            column("e", "string", 10, nulls=3, looks={"numeric": 0, "date": 0, "email": 7}, length={"min": 5, "max": 30, "mean": 9.0}),
+            column(
+                "e",
+                "string",
+                10,
+                nulls=3,
+                looks={"numeric": 0, "date": 0, "email": 7},
+                length={"min": 5, "max": 30, "mean": 9.0},
+            ),
         ],
         10,
     )
 
     assert {s["backtest"]["this_profile"]["verdict"] for s in suggest(doc)} == {"pass"}
-    assert judge("range", {"min_value": 0, "max_value": 5, "comparison_type": "fix_value"}, "id", doc)["verdict"] == "fail"
+    assert (
+        judge("range", {"min_value": 0, "max_value": 5, "comparison_type": "fix_value"}, "id", doc)["verdict"] == "fail"
+    )

@@ -6,31 +6,50 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasources', '0004_owners'),
-        ('rules', '0008_value_range_date_bounds'),
+        ("datasources", "0004_owners"),
+        ("rules", "0008_value_range_date_bounds"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RejectedSuggestion',
+            name="RejectedSuggestion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('table', models.CharField(max_length=500)),
-                ('column', models.CharField(max_length=500)),
-                ('kind', models.CharField(max_length=40)),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('params', models.JSONField(default=dict, help_text="The suggested check's params, as they were offered.")),
-                ('rejected_at', models.DateTimeField(auto_now_add=True)),
-                ('reason', models.TextField(blank=True)),
-                ('datasource', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='datasources.datasource')),
-                ('rejected_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("table", models.CharField(max_length=500)),
+                ("column", models.CharField(max_length=500)),
+                ("kind", models.CharField(max_length=40)),
+                ("fingerprint", models.CharField(max_length=64)),
+                (
+                    "params",
+                    models.JSONField(default=dict, help_text="The suggested check's params, as they were offered."),
+                ),
+                ("rejected_at", models.DateTimeField(auto_now_add=True)),
+                ("reason", models.TextField(blank=True)),
+                (
+                    "datasource",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="datasources.datasource"
+                    ),
+                ),
+                (
+                    "rejected_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-rejected_at'],
-                'constraints': [models.UniqueConstraint(fields=('datasource', 'table', 'fingerprint'), name='one_rejection_per_suggestion')],
+                "ordering": ["-rejected_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("datasource", "table", "fingerprint"), name="one_rejection_per_suggestion"
+                    )
+                ],
             },
         ),
     ]

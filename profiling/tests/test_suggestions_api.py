@@ -1,0 +1,386 @@
+"""Suggested checks over the API, on a real PostgreSQL table: the profile document is computed in
+plain Python from the rows (as the profiler would report them), the suggestions are accepted
+through the API, their checks run for real, and every one passes; planted bad rows make the
+relevant ones fail, as plain Python over the rows says they must.
+
+The profile model lives on another branch: `profiling.suggestion_sources.latest_profiles` is the
+one seam, and these tests stand in for it (monkeypatch) with the documents they build.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from datetime import datetime, timedelta
+
+import psycopg
+import pytest
+
+from conftest import PG, PG_PROBE_DATASOURCE, PROBE_USER
+from profiling.suggesting import suggest
+from profiling.suggestion_sources import ProfileRecord
+from rules.models import Check, RejectedSuggestion, RuleTemplate
+from rules.params import validate_params
+
+from .profile_documents import profile_of
+
+pytestmark = pytest.mark.urls("profiling.tests.suggestion_urls_for_tests")
+
+SCHEMA = "dq_suggest"
+TABLE = f"{SCHEMA}.orders"
+COLUMNS = ["order_id", "email", "status", "amount", "qty", "zip", "day", "created_at"]
+TYPES = {
+    "order_id": ("integer", "number"),
+    "email": ("text", "string"),
+    "status": ("text", "string"),
+    "amount": ("numeric", "number"),
+    "qty": ("integer", "number"),
+    "zip": ("text", "string"),
+    "day": ("text", "string"),
+    "created_at": ("timestamp without time zone", "time"),
+}
+START = datetime(2026, 11, 1, 8, 0, 0)
+
+
+def make_rows(n: int = 40) -> list[dict]:
+    rows = []
+    for i in range(1, n + 1):
+        rows.append(
+            {
+                "order_id": i,
+                "email": None if i % 10 == 0 else f"customer{i}@shop{i % 3}.example.com",
+                "status": ["paid", "void", "shipped", "paid"][i % 4],
+                "amount": i * 2.5,
+                "qty": 1 + i % 5,
+                "zip": f"{10000 + i * 7}",
+                "day": f"2026-11-{1 + i % 28:02d}",
+                "created_at": START + timedelta(hours=i),
+            }
+        )
+    return rows
+
+
+def _insert(conn, rows):
+    with conn.cursor() as cur:
+        cur.executemany(
+            f"INSERT INTO {TABLE} VALUES ({', '.join(['%s'] * len(COLUMNS))})",
+            [tuple(r[c] for c in COLUMNS) for r in rows],
+        )
+
+
+@pytest.fixture
+def orders(shared_servers_lock):
+    rows = make_rows()
+    with psycopg.connect(**PG, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+        conn.execute(f"CREATE SCHEMA {SCHEMA}")
+        conn.execute(
+            f"CREATE TABLE {TABLE} (order_id integer, email text, status text, amount numeric(10,2), qty integer, "
+            "zip text, day text, created_at timestamp)"
+        )
+        _insert(conn, rows)
+        conn.execute(f"GRANT USAGE ON SCHEMA {SCHEMA} TO {PROBE_USER}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {SCHEMA} TO {PROBE_USER}")
+        yield rows
+        conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+
+
+@pytest.fixture
+def warehouse(pg_server, orders, make_datasource):
+    return make_datasource(name="warehouse", **PG_PROBE_DATASOURCE)
+
+
+@pytest.fixture
+def profiles(monkeypatch):
+    """`profiles(doc, *earlier)`: the documents latest_profiles gives from now on (newest first)."""
+
+    def serve(*documents):
+        records = [ProfileRecord(i + 1, d) for i, d in enumerate(documents)]
+        monkeypatch.setattr("profiling.suggestion_sources.latest_profiles", lambda datasource, table: records)
+
+    return serve
+
+
+def listed(client, datasource, table=TABLE):
+    response = client.get("/api/v1/suggestions/", {"datasource": datasource.pk, "table": table})
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+# --- the truth: each check's verdict over the rows, in plain Python --------------------------------
+LENGTH_OPS = {
+    "=": operator.eq,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<>": operator.ne,
+}
+
+
+def statistic(template: str, params: dict, rows: list[dict]) -> int:
+    values = [r[params["src_field"]] for r in rows]
+    if template == "null_check":
+        return sum(1 for v in values if v is None or v == "")
+    if template == "uniqueness_check":
+        present = [v for v in values if v is not None]
+        return len({v for v in present if present.count(v) > 1})
+    if template == "enumeration_check":
+        allowed = {str(a) for a in params["enum_list"]}
+        return sum(1 for v in values if v is None or str(v) not in allowed)
+    if template == "value_range_check":
+        low, high = params.get("min_value"), params.get("max_value")
+        return sum(
+            1 for v in values if v is not None and ((low is not None and v < low) or (high is not None and v > high))
+        )
+    if template == "regexp_check":
+        return sum(1 for v in values if v is not None and not re.search(params["regexp_pattern"], v))
+    if template == "field_length_check":
+        compare = LENGTH_OPS[params["logic_operator"]]
+        return sum(1 for v in values if v is not None and compare(len(str(v)), params["field_length"]))
+    raise AssertionError(template)
+
+
+def passes(template: str, params: dict, rows: list[dict]) -> bool:
+    count = statistic(template, params, rows)
+    if params["comparison_type"] == "fix_value":
+        return count - params["comparison_value"] <= params["threshold"]
+    return count / len(rows) * 100 <= params["threshold"]
+
+
+def run_checks(client, check_ids, monkeypatch) -> dict[str, dict]:
+    from executions.models import Run
+    from executions.tasks import execute_claimed_run
+
+    monkeypatch.setattr("executions.starting.enqueue", lambda run: None)  # this process runs it
+    started = client.post("/api/v1/runs/", {"checks": check_ids}, format="json")
+    assert started.status_code == 202, started.json()
+    run = Run.objects.get(pk=started.json()["id"])
+    assert Run.claim(run.pk, run.attempt)
+    run.refresh_from_db()
+    execute_claimed_run(run)
+    return {
+        r.rule_check.name: {"status": r.status, "value": r.statistics_value, "message": r.message}
+        for r in run.results.all()
+    }
+
+
+# --- the tests ------------------------------------------------------------------------------------
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_accepted_suggestions_become_checks_that_pass_on_their_data_and_fail_on_planted_bad_rows(
+    cast, api_as, warehouse, orders, profiles, monkeypatch, settings, tmp_path
+):
+    settings.DQ_ERROR_DATA_ROOT = str(tmp_path)
+    client = api_as(cast.author)
+    profiles(profile_of(orders, TYPES, TABLE))
+
+    offered = listed(client, warehouse)["suggestions"]
+    assert {(s["column"], s["kind"]) for s in offered} >= {
+        ("order_id", "not_null"),
+        ("order_id", "unique"),
+        ("email", "null_share"),
+        ("email", "email"),
+        ("email", "max_length"),
+        ("status", "enumeration"),
+        ("amount", "non_negative"),
+        ("amount", "range"),
+        ("qty", "enumeration"),
+        ("zip", "numeric_text"),
+        ("zip", "exact_length"),
+        ("day", "date_text"),
+        ("created_at", "unique"),
+    }
+    created = {}
+    for s in offered:
+        body = {"datasource": warehouse.pk, "table": TABLE, "fingerprint": s["fingerprint"]}
+        response = client.post("/api/v1/suggestions/accept/", body, format="json")
+        assert response.status_code == 201, (s["kind"], s["column"], response.json())
+        check = response.json()
+        assert check["template"] == s["template"] and check["params"] == s["params"] and check["current_version"] == 1
+        created[check["name"]] = s
+
+    first = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
+
+    assert len(first) == len(offered)
+    assert {n: r["status"] for n, r in first.items() if r["status"] != "pass"} == {}, first
+
+    bad = [
+        {
+            "order_id": 1,
+            "email": "not-an-email-and-far-longer-than-any-address-seen",
+            "status": "bogus",
+            "amount": -5000,
+            "qty": 9,
+            "zip": "ABCDEF",
+            "day": "yesterday",
+            "created_at": START + timedelta(hours=1),
+        },
+        {c: None for c in COLUMNS},
+    ]
+    with psycopg.connect(**PG, autocommit=True) as conn:
+        _insert(conn, bad)
+    second = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
+
+    truth = {n: ("pass" if passes(s["template"], s["params"], orders + bad) else "fail") for n, s in created.items()}
+    assert {n: r["status"] for n, r in second.items()} == truth, second
+    failed = {(created[n]["column"], created[n]["kind"]) for n, r in second.items() if r["status"] == "fail"}
+    assert failed >= {
+        ("order_id", "not_null"),
+        ("order_id", "unique"),
+        ("email", "email"),
+        ("email", "max_length"),
+        ("status", "enumeration"),
+        ("amount", "non_negative"),
+        ("amount", "range"),
+        ("qty", "enumeration"),
+        ("zip", "numeric_text"),
+        ("zip", "exact_length"),
+        ("day", "date_text"),
+        ("created_at", "unique"),
+    }
+
+
+@pytest.mark.django_db
+def test_every_kind_of_suggestion_validates_against_its_rule_template_with_and_without_a_tolerance(
+    cast, warehouse, orders
+):
+    full = profile_of(orders, TYPES, TABLE)
+    sampled = {
+        **full,
+        "row_count": 4000,
+        "sample": {"rows": 40, "method": "sample", "fraction": 0.01, "row_guard": 1_000_000},
+    }
+    found = suggest(full, datasource_id=warehouse.pk, table=TABLE) + suggest(
+        sampled, datasource_id=warehouse.pk, table=TABLE
+    )
+    assert {s["params"]["comparison_type"] for s in found} == {"fix_value", "src_table_total_rows"}
+
+    for s in found:
+        cleaned = validate_params(RuleTemplate.objects.get(key=s["template"]), s["params"], cast.author)
+        assert cleaned == s["params"], (s["kind"], s["column"])
+
+
+@pytest.mark.django_db
+def test_a_rejected_suggestion_is_not_offered_again_until_new_figures_change_it(
+    cast, api_as, warehouse, orders, profiles
+):
+    client = api_as(cast.author)
+    document = profile_of(orders, TYPES, TABLE)
+    profiles(document)
+    amount_range = next(
+        s for s in listed(client, warehouse)["suggestions"] if s["column"] == "amount" and s["kind"] == "range"
+    )
+
+    response = client.post(
+        "/api/v1/suggestions/reject/",
+        {
+            "datasource": warehouse.pk,
+            "table": TABLE,
+            "fingerprint": amount_range["fingerprint"],
+            "reason": "amounts grow",
+        },
+        format="json",
+    )
+    again = client.post(
+        "/api/v1/suggestions/reject/",
+        {"datasource": warehouse.pk, "table": TABLE, "fingerprint": amount_range["fingerprint"]},
+        format="json",
+    )
+
+    assert response.status_code == 201 and again.status_code == 200 and again.json()["id"] == response.json()["id"]
+    rejection = RejectedSuggestion.objects.get()
+    assert (rejection.column, rejection.kind, rejection.reason, rejection.rejected_by) == (
+        "amount",
+        "range",
+        "amounts grow",
+        cast.author,
+    )
+    after = listed(client, warehouse)
+    assert amount_range["fingerprint"] not in {s["fingerprint"] for s in after["suggestions"]}
+    assert after["hidden"]["rejected"] == 1
+    # Another user, same table: not offered to them either.
+    assert amount_range["fingerprint"] not in {
+        s["fingerprint"] for s in listed(api_as(cast.admin), warehouse)["suggestions"]
+    }
+
+    grown = [{**r, "amount": r["amount"] * 10} for r in orders]  # max 1000 instead of 100: another range
+    profiles(profile_of(grown, TYPES, TABLE, at="2026-12-02T00:00:00Z"), document)
+    offered = [s for s in listed(client, warehouse)["suggestions"] if s["column"] == "amount" and s["kind"] == "range"]
+    assert len(offered) == 1 and offered[0]["params"]["max_value"] > amount_range["params"]["max_value"]
+    # The earlier (smaller) profile passes the new, wider range: the backtest says so.
+    assert [e["verdict"] for e in offered[0]["backtest"]["earlier"]] == ["pass"]
+
+
+@pytest.mark.django_db
+def test_an_accepted_suggestion_is_not_offered_again_and_a_second_accept_is_a_conflict(
+    cast, api_as, warehouse, orders, profiles
+):
+    client = api_as(cast.author)
+    profiles(profile_of(orders, TYPES, TABLE))
+    first = listed(client, warehouse)["suggestions"][0]
+    body = {"datasource": warehouse.pk, "table": TABLE, "fingerprint": first["fingerprint"]}
+
+    created = client.post("/api/v1/suggestions/accept/", {**body, "name": "ids present"}, format="json")
+    twice = client.post("/api/v1/suggestions/accept/", body, format="json")
+
+    assert created.status_code == 201 and created.json()["name"] == "ids present"
+    assert twice.status_code == 409 and "ids present" in twice.json()["message"]
+    after = listed(client, warehouse)
+    assert first["fingerprint"] not in {s["fingerprint"] for s in after["suggestions"]}
+    assert after["hidden"]["already_checks"] == 1
+
+
+@pytest.mark.django_db
+def test_bad_requests_are_400s_naming_the_field(cast, api_as, warehouse, orders, profiles):
+    client = api_as(cast.author)
+    profiles(profile_of(orders, TYPES, TABLE))
+
+    no_table = client.get("/api/v1/suggestions/", {"datasource": warehouse.pk})
+    bad_id = client.get("/api/v1/suggestions/", {"datasource": "x", "table": TABLE})
+    bad_print = client.post(
+        "/api/v1/suggestions/accept/", {"datasource": warehouse.pk, "table": TABLE, "fingerprint": "abc"}, format="json"
+    )
+    gone = client.post(
+        "/api/v1/suggestions/accept/",
+        {"datasource": warehouse.pk, "table": TABLE, "fingerprint": "0" * 64},
+        format="json",
+    )
+
+    assert no_table.status_code == 400 and "table" in no_table.json()["fields"]
+    assert bad_id.status_code == 400 and "datasource" in bad_id.json()["fields"]
+    assert bad_print.status_code == 400 and "fingerprint" in bad_print.json()["fields"]
+    assert gone.status_code == 400 and "does not suggest this check" in gone.json()["fields"]["fingerprint"][0]
+    assert Check.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_table_without_a_profile_has_no_suggestions_and_says_why(cast, api_as, warehouse, profiles):
+    profiles()
+
+    body = listed(api_as(cast.author), warehouse)
+
+    assert body["profile"] is None and body["suggestions"] == [] and "no finished profile" in body["message"]
+
+
+@pytest.mark.django_db
+def test_a_datasource_the_user_may_not_read_is_a_404_for_listing_accepting_and_rejecting(
+    cast, api_as, make_datasource, pg_server, orders, profiles
+):
+    restricted = make_datasource(name="restricted", allowed_groups=[cast.analysts], **PG_PROBE_DATASOURCE)
+    profiles(profile_of(orders, TYPES, TABLE))
+    fingerprint = listed(api_as(cast.author), restricted)["suggestions"][0]["fingerprint"]
+    outsider = api_as(cast.outsider)
+    body = {"datasource": restricted.pk, "table": TABLE, "fingerprint": fingerprint}
+
+    answers = [
+        outsider.get("/api/v1/suggestions/", {"datasource": restricted.pk, "table": TABLE}),
+        outsider.post("/api/v1/suggestions/accept/", body, format="json"),
+        outsider.post("/api/v1/suggestions/reject/", body, format="json"),
+    ]
+
+    assert [a.status_code for a in answers] == [404, 404, 404]
+    assert Check.objects.count() == 0 and RejectedSuggestion.objects.count() == 0
+    assert (
+        api_as(cast.outsider).get("/api/v1/suggestions/", {"datasource": restricted.pk, "table": TABLE}).status_code
+        == 404
+    )

@@ -10,7 +10,7 @@ right (POST /checks/ validates `src_datasource_id` against `visible_to`).
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.exceptions import APIException, NotFound, ValidationError
@@ -193,7 +193,13 @@ def _free_name(name: str) -> str:
     return name  # CheckSerializer says the name is taken
 
 
-@extend_schema(request=Accept, responses={201: CheckSerializer})
+@extend_schema(
+    request=Accept,
+    responses={
+        201: CheckSerializer,
+        409: OpenApiResponse(description="`{message, fields}`: the suggestion is already a live check (named)."),
+    },
+)
 @api_view(["POST"])
 @permission_classes([permissions.IsAuthenticated])
 def accept(request):

@@ -136,8 +136,25 @@ def _outside_range(low: Any, high: Any, column: dict) -> Count:
     below = low is not None and smallest < low
     above = high is not None and largest > high
     if below or above:
-        return Count(int(below) + int(above), False)
+        # The min and max prove one row each; the histogram's bins wholly outside prove their counts.
+        return Count(max(int(below) + int(above), histogram_outside(low, high, column.get("histogram"))), False)
     return Count(0, True)
+
+
+def histogram_outside(low: Any, high: Any, histogram: dict | None) -> int:
+    """Rows in bins lying wholly below `low` or above `high`: each of them is outside the range.
+    A bin [a, b) holds values ≥ a and < b (the last one also b); one straddling a bound proves nothing."""
+    if not histogram:
+        return 0
+    edges, counts = histogram.get("edges") or [], histogram.get("counts") or []
+    if len(edges) != len(counts) + 1:
+        return 0
+    outside = 0
+    for index, count in enumerate(counts):
+        start, end = edges[index], edges[index + 1]
+        if (low is not None and end < low) or (high is not None and start > high):
+            outside += count or 0
+    return outside
 
 
 def _lengths(kind: str, limit: int, column: dict) -> Count:

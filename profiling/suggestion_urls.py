@@ -8,4 +8,6 @@ urlpatterns = [
     path("suggestions/", suggestion_views.suggestions, name="suggestions"),
     path("suggestions/accept/", suggestion_views.accept, name="suggestions-accept"),
     path("suggestions/reject/", suggestion_views.reject, name="suggestions-reject"),
+    path("suggestions/rejected/", suggestion_views.rejections, name="suggestions-rejected"),
+    path("suggestions/rejected/<int:pk>/", suggestion_views.withdraw_rejection, name="suggestions-rejected-detail"),
 ]

@@ -268,3 +268,33 @@ def reject(request):
     return Response(
         RejectionSerializer(rejection).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
     )
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("datasource", int, required=True), OpenApiParameter("table", str, required=True)],
+    responses=RejectionSerializer(many=True),
+)
+@api_view(["GET"])
+@permission_classes([permissions.IsAuthenticated])
+def rejections(request):
+    """The suggestions rejected for a table, newest first (so they can be reconsidered)."""
+    query = _valid(TableQuery, request.query_params)
+    datasource = _datasource(request.user, query["datasource"])
+    rows = (
+        RejectedSuggestion.objects.visible_to(request.user)
+        .filter(datasource=datasource, table=query["table"])
+        .select_related("rejected_by")
+    )
+    return Response(RejectionSerializer(rows, many=True).data)
+
+
+@extend_schema(request=None, responses={204: None})
+@api_view(["DELETE"])
+@permission_classes([permissions.IsAuthenticated])
+def withdraw_rejection(request, pk: int):
+    """The suggestion is offered again (when the latest profile still suggests it)."""
+    usable = Datasource.objects.visible_to(request.user)
+    deleted, _ = RejectedSuggestion.objects.filter(pk=pk, datasource__in=usable).delete()
+    if not deleted:
+        raise NotFound("No such rejected suggestion, or you may not use its datasource.")
+    return Response(status=status.HTTP_204_NO_CONTENT)

@@ -363,3 +363,16 @@ def test_every_suggestion_passes_its_own_full_profile():
     assert (
         judge("range", {"min_value": 0, "max_value": 5, "comparison_type": "fix_value"}, "id", doc)["verdict"] == "fail"
     )
+
+
+def test_a_histogram_proves_how_many_rows_an_earlier_profile_had_outside_a_tolerated_range():
+    # Suggested from a sample (so the range allows a share), judged on an earlier full profile
+    # whose histogram puts 15 of 100 rows in a bin wholly above the new maximum.
+    now = document([column("amount", "number", 100, min=0, max=100)], 10_000, method="sample", sample_rows=100, at="b")
+    histogram = {"edges": [0, 50, 100, 200, 300], "counts": [30, 30, 25, 15]}
+    then = document([column("amount", "number", 100, min=0, max=300, histogram=histogram)], 100, at="a")
+
+    entry = one(suggest(now, [then]), "amount", "range")["backtest"]["earlier"][0]
+
+    # The range is [0, 110]: the bin [200, 300] (15 rows) lies wholly above it, [100, 200) straddles.
+    assert entry["verdict"] == "fail" and "At least 15 %" in entry["reason"]

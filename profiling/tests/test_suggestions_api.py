@@ -384,3 +384,26 @@ def test_a_datasource_the_user_may_not_read_is_a_404_for_listing_accepting_and_r
         api_as(cast.outsider).get("/api/v1/suggestions/", {"datasource": restricted.pk, "table": TABLE}).status_code
         == 404
     )
+
+
+@pytest.mark.django_db
+def test_a_rejection_is_listed_for_its_table_and_withdrawing_it_offers_the_suggestion_again(
+    cast, api_as, make_datasource, pg_server, orders, profiles
+):
+    restricted = make_datasource(name="restricted", allowed_groups=[cast.analysts], **PG_PROBE_DATASOURCE)
+    profiles(profile_of(orders, TYPES, TABLE))
+    client = api_as(cast.author)
+    status = next(s for s in listed(client, restricted)["suggestions"] if s["kind"] == "enumeration")
+    body = {"datasource": restricted.pk, "table": TABLE, "fingerprint": status["fingerprint"], "reason": "codes change"}
+    rejection = client.post("/api/v1/suggestions/reject/", body, format="json").json()
+
+    rejected = client.get("/api/v1/suggestions/rejected/", {"datasource": restricted.pk, "table": TABLE})
+    by_outsider = api_as(cast.outsider).delete(f"/api/v1/suggestions/rejected/{rejection['id']}/")
+    withdrawn = client.delete(f"/api/v1/suggestions/rejected/{rejection['id']}/")
+
+    assert rejected.status_code == 200
+    assert [(r["column"], r["kind"], r["reason"], r["rejected_by"]) for r in rejected.json()] == [
+        (status["column"], "enumeration", "codes change", "author")
+    ]
+    assert by_outsider.status_code == 404 and withdrawn.status_code == 204
+    assert status["fingerprint"] in {s["fingerprint"] for s in listed(client, restricted)["suggestions"]}

@@ -148,7 +148,7 @@ def passes(template: str, params: dict, rows: list[dict]) -> bool:
     return count / len(rows) * 100 <= params["threshold"]
 
 
-def run_checks(client, check_ids, monkeypatch) -> dict[str, dict]:
+def run_checks(client, check_ids, monkeypatch) -> tuple[dict[str, dict], set[str]]:
     from executions.models import Run
     from executions.tasks import execute_claimed_run
 
@@ -159,23 +159,42 @@ def run_checks(client, check_ids, monkeypatch) -> dict[str, dict]:
     assert Run.claim(run.pk, run.attempt)
     run.refresh_from_db()
     execute_claimed_run(run)
-    return {
+    run.refresh_from_db()
+    engines = {b.get("engine") for b in run.batches["definitions"].values()}
+    results = {
         r.rule_check.name: {"status": r.status, "value": r.statistics_value, "message": r.message}
         for r in run.results.all()
     }
+    return results, engines
+
+
+def accept_all(client, datasource, table) -> dict[str, dict]:
+    """Every suggestion offered, accepted: {check name: the suggestion}."""
+    created = {}
+    for s in listed(client, datasource, table)["suggestions"]:
+        body = {"datasource": datasource.pk, "table": table, "fingerprint": s["fingerprint"]}
+        response = client.post("/api/v1/suggestions/accept/", body, format="json")
+        assert response.status_code == 201, (s["kind"], s["column"], response.json())
+        check = response.json()
+        assert check["template"] == s["template"] and check["params"] == s["params"] and check["current_version"] == 1
+        created[check["name"]] = s
+    return created
+
+
+def kinds_of(created: dict, names) -> set[tuple[str, str]]:
+    return {(created[n]["column"], created[n]["kind"]) for n in names}
 
 
 # --- the tests ------------------------------------------------------------------------------------
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_accepted_suggestions_become_checks_that_pass_on_their_data_and_fail_on_planted_bad_rows(
+def test_accepted_suggestions_on_postgresql_pass_on_their_data_and_the_relevant_ones_fail_on_planted_bad_rows(
     cast, api_as, warehouse, orders, profiles, monkeypatch, settings, tmp_path
 ):
     settings.DQ_ERROR_DATA_ROOT = str(tmp_path)
     client = api_as(cast.author)
     profiles(profile_of(orders, TYPES, TABLE))
-
-    offered = listed(client, warehouse)["suggestions"]
-    assert {(s["column"], s["kind"]) for s in offered} >= {
+    created = accept_all(client, warehouse, TABLE)
+    assert kinds_of(created, created) >= {
         ("order_id", "not_null"),
         ("order_id", "unique"),
         ("email", "null_share"),
@@ -190,19 +209,11 @@ def test_accepted_suggestions_become_checks_that_pass_on_their_data_and_fail_on_
         ("day", "date_text"),
         ("created_at", "unique"),
     }
-    created = {}
-    for s in offered:
-        body = {"datasource": warehouse.pk, "table": TABLE, "fingerprint": s["fingerprint"]}
-        response = client.post("/api/v1/suggestions/accept/", body, format="json")
-        assert response.status_code == 201, (s["kind"], s["column"], response.json())
-        check = response.json()
-        assert check["template"] == s["template"] and check["params"] == s["params"] and check["current_version"] == 1
-        created[check["name"]] = s
 
-    first = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
+    first, engines = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
 
-    assert len(first) == len(offered)
-    assert {n: r["status"] for n, r in first.items() if r["status"] != "pass"} == {}, first
+    assert engines == {"pushdown"} and len(first) == len(created)
+    assert {n: r for n, r in first.items() if r["status"] != "pass"} == {}
 
     bad = [
         {
@@ -219,12 +230,11 @@ def test_accepted_suggestions_become_checks_that_pass_on_their_data_and_fail_on_
     ]
     with psycopg.connect(**PG, autocommit=True) as conn:
         _insert(conn, bad)
-    second = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
+    second, _ = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
 
     truth = {n: ("pass" if passes(s["template"], s["params"], orders + bad) else "fail") for n, s in created.items()}
     assert {n: r["status"] for n, r in second.items()} == truth, second
-    failed = {(created[n]["column"], created[n]["kind"]) for n, r in second.items() if r["status"] == "fail"}
-    assert failed >= {
+    assert kinds_of(created, [n for n, r in second.items() if r["status"] == "fail"]) >= {
         ("order_id", "not_null"),
         ("order_id", "unique"),
         ("email", "email"),
@@ -407,3 +417,99 @@ def test_a_rejection_is_listed_for_its_table_and_withdrawing_it_offers_the_sugge
     ]
     assert by_outsider.status_code == 404 and withdrawn.status_code == 204
     assert status["fingerprint"] in {s["fingerprint"] for s in listed(client, restricted)["suggestions"]}
+
+
+# --- the same on a CSV file, read by DuckDB --------------------------------------------------------
+CSV_COLUMNS = ["order_id", "email", "status", "amount", "qty", "code", "created_at"]
+CSV_TYPES = {
+    "order_id": ("int64", "number"),
+    "email": ("string", "string"),
+    "status": ("string", "string"),
+    "amount": ("double", "number"),
+    "qty": ("int64", "number"),
+    "code": ("string", "string"),
+    "created_at": ("timestamp[s]", "time"),
+}
+
+
+def csv_rows(n: int = 30) -> list[dict]:
+    return [
+        {
+            "order_id": i,
+            "email": f"buyer{i}@mail{i % 4}.example.org",
+            "status": ["new", "paid", "sent"][i % 3],
+            "amount": round(i * 3.75, 2),
+            "qty": i % 4,
+            "code": f"AB-{i:03d}",
+            "created_at": START + timedelta(minutes=17 * i),
+        }
+        for i in range(1, n + 1)
+    ]
+
+
+def write_csv(path, rows) -> None:
+    def text(value):
+        if value is None:
+            return ""
+        return value.strftime("%Y-%m-%d %H:%M:%S") if isinstance(value, datetime) else str(value)
+
+    lines = [",".join(CSV_COLUMNS)] + [",".join(text(r[c]) for c in CSV_COLUMNS) for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_accepted_suggestions_on_a_csv_file_pass_on_duckdb_and_the_relevant_ones_fail_on_planted_bad_rows(
+    cast, api_as, make_datasource, file_roots, profiles, monkeypatch, settings, tmp_path
+):
+    settings.DQ_ERROR_DATA_ROOT = str(tmp_path / "error-rows")
+    folder = file_roots / "shop"
+    folder.mkdir()
+    rows = csv_rows()
+    write_csv(folder / "orders.csv", rows)
+    shop = make_datasource(name="shop", type="file", format="csv", path=str(folder))
+    client = api_as(cast.author)
+    profiles(profile_of(rows, CSV_TYPES, "orders"))
+
+    created = accept_all(client, shop, "orders")
+    assert kinds_of(created, created) >= {
+        ("order_id", "not_null"),
+        ("order_id", "unique"),
+        ("email", "email"),
+        ("status", "enumeration"),
+        ("amount", "range"),
+        ("qty", "enumeration"),
+        ("qty", "non_negative"),
+        ("code", "exact_length"),
+    }
+    first, engines = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
+
+    assert engines == {"duckdb"} and len(first) == len(created)
+    assert {n: r for n, r in first.items() if r["status"] != "pass"} == {}
+
+    bad = [
+        {
+            "order_id": 7,
+            "email": "nobody at all",
+            "status": "lost",
+            "amount": 999.5,
+            "qty": 11,
+            "code": "TOO-LONG-CODE",
+            "created_at": START,
+        },
+        {**rows[0], "order_id": None, "amount": -1.25, "qty": -2},
+    ]
+    write_csv(folder / "orders.csv", rows + bad)
+    second, _ = run_checks(client, [Check.objects.get(name=n).pk for n in created], monkeypatch)
+
+    truth = {n: ("pass" if passes(s["template"], s["params"], rows + bad) else "fail") for n, s in created.items()}
+    assert {n: r["status"] for n, r in second.items()} == truth, second
+    assert kinds_of(created, [n for n, r in second.items() if r["status"] == "fail"]) >= {
+        ("order_id", "not_null"),
+        ("order_id", "unique"),
+        ("email", "email"),
+        ("status", "enumeration"),
+        ("amount", "range"),
+        ("qty", "enumeration"),
+        ("qty", "non_negative"),
+        ("code", "exact_length"),
+    }

@@ -40,6 +40,10 @@ class TableQuery(serializers.Serializer):
     table = serializers.CharField(max_length=500, error_messages={"required": "Name the table."})
 
 
+class ListQuery(TableQuery):
+    column = serializers.CharField(max_length=500, required=False, help_text="Only this column's suggestions.")
+
+
 class Choice(TableQuery):
     fingerprint = serializers.RegexField(
         r"^[0-9a-f]{64}$",
@@ -148,21 +152,26 @@ SUGGESTIONS = inline_serializer(
 
 
 @extend_schema(
-    parameters=[OpenApiParameter("datasource", int, required=True), OpenApiParameter("table", str, required=True)],
+    parameters=[
+        OpenApiParameter("datasource", int, required=True),
+        OpenApiParameter("table", str, required=True),
+        OpenApiParameter("column", str, description="Only this column's suggestions"),
+    ],
     responses=SUGGESTIONS,
 )
 @api_view(["GET"])
 @permission_classes([permissions.IsAuthenticated])
 def suggestions(request):
     """The suggested checks of a table, from its latest finished profile."""
-    query = _valid(TableQuery, request.query_params)
+    query = _valid(ListQuery, request.query_params)
     datasource = _datasource(request.user, query["datasource"])
     offer = Offer(request.user, datasource, query["table"])
     profile = offer.profile
+    offered = [s for s in offer.offered if query.get("column") in (None, s["column"])]
     if profile is None:
         message = f"{query['table']!r} has no finished profile of the whole table yet; profile it first."
     else:
-        message = f"{len(offer.offered)} suggested check(s) from the profile of {profile.document.get('profiled_at')}."
+        message = f"{len(offered)} suggested check(s) from the profile of {profile.document.get('profiled_at')}."
     return Response(
         {
             "datasource": datasource.pk,
@@ -177,7 +186,7 @@ def suggestions(request):
                 "sample": profile.document.get("sample"),
             },
             "earlier_profiles": offer.earlier,
-            "suggestions": offer.offered,
+            "suggestions": offered,
             "hidden": {"rejected": len(offer.rejected), "already_checks": len(offer.existing)},
             "message": message,
         }

@@ -376,3 +376,27 @@ def test_a_histogram_proves_how_many_rows_an_earlier_profile_had_outside_a_toler
 
     # The range is [0, 110]: the bin [200, 300] (15 rows) lies wholly above it, [100, 200) straddles.
     assert entry["verdict"] == "fail" and "At least 15 %" in entry["reason"]
+
+
+def test_an_empty_table_and_a_column_of_nulls_suggest_nothing_about_their_values():
+    nulls_only = column("note", "string", 50, nulls=50, distinct=0, length={"min": None, "max": None, "mean": None})
+    empty_table = document([column("id", "number", 0, min=None, max=None)], 0)
+
+    assert kinds(suggest(document([nulls_only], 50)), "note") == set()  # a bound of 100 % checks nothing
+    assert suggest(empty_table) == []
+
+
+def test_a_string_column_whose_empty_strings_are_unknown_gets_no_nullness_suggestion():
+    unknown = column("note", "string", 50, empty=None)
+
+    assert {"not_null", "null_share"} & kinds(suggest(document([unknown], 50))) == set()
+
+
+def test_each_suggestion_names_its_evidence_and_a_check_name_with_table_and_column():
+    doc = document([column("qty", "number", 30, min=1, max=5, distinct=5)], 3000, method="sample", sample_rows=30)
+
+    for s in suggest(doc, table="shop.orders"):
+        assert s["name"].startswith("shop.orders qty: ")
+        assert s["evidence"]["sample"] == {"method": "sample", "rows": 30, "table_rows": 3000, "fraction": 0.01}
+        assert s["params"]["comparison_type"] == "src_table_total_rows"  # a sample: a tolerance, never zero
+        assert "a sample of 30 of 3,000 rows" in s["why"]

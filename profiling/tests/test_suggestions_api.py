@@ -356,6 +356,9 @@ def test_bad_requests_are_400s_naming_the_field(cast, api_as, warehouse, orders,
         format="json",
     )
 
+    only_email = client.get("/api/v1/suggestions/", {"datasource": warehouse.pk, "table": TABLE, "column": "email"})
+    assert only_email.status_code == 200
+    assert {s["column"] for s in only_email.json()["suggestions"]} == {"email"}
     assert no_table.status_code == 400 and "table" in no_table.json()["fields"]
     assert bad_id.status_code == 400 and "datasource" in bad_id.json()["fields"]
     assert bad_print.status_code == 400 and "fingerprint" in bad_print.json()["fields"]

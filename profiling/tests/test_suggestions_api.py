@@ -516,3 +516,17 @@ def test_accepted_suggestions_on_a_csv_file_pass_on_duckdb_and_the_relevant_ones
         ("qty", "non_negative"),
         ("code", "exact_length"),
     }
+
+
+@pytest.mark.django_db
+def test_a_superuser_sees_the_rejections_in_the_admin(cast, api_as, django_user_model, warehouse, orders, profiles):
+    profiles(profile_of(orders, TYPES, TABLE))
+    client = api_as(cast.author)
+    first = listed(client, warehouse)["suggestions"][0]
+    body = {"datasource": warehouse.pk, "table": TABLE, "fingerprint": first["fingerprint"], "reason": "not now"}
+    assert client.post("/api/v1/suggestions/reject/", body, format="json").status_code == 201
+
+    root = django_user_model.objects.create_superuser("root", password="root-pass-123")
+    page = api_as(root).get("/admin/rules/rejectedsuggestion/")
+
+    assert page.status_code == 200 and first["column"] in page.content.decode()

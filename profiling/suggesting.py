@@ -15,7 +15,8 @@ What is suggested when (README, "Suggested checks", says the same for users):
   rows per value on average (five distinct values in five rows is a key, not a code list).
 - non_negative (value_range_check, min 0) when a number column's min ≥ 0; range (value_range_check)
   with min − m and max + m, m = 10 % of the observed range (max − min), rounded outward to a round
-  number, the lower bound kept at 0 when no value was negative. Never the observed min/max.
+  number, the lower bound kept at 0 when no value was negative. Never the observed min/max. No range
+  for whole numbers that are all different: an id or a counter grows.
 - email / numeric_text / date_text (regexp_check) when `looks.<shape>` counts every non-NULL value.
 - max_length / min_length (field_length_check) with a margin of max(1, 10 % of the length range)
   characters; exact_length when every value has the same length.
@@ -435,7 +436,7 @@ def _numbers(document: dict, column: dict) -> list[dict]:
                 "tolerance": how,
             }
         )
-    bounds = numeric_range(column)
+    bounds = None if looks_like_a_key(column) else numeric_range(column)
     if bounds is not None:
         found.append(
             {
@@ -451,6 +452,14 @@ def _numbers(document: dict, column: dict) -> list[dict]:
             }
         )
     return found
+
+
+def looks_like_a_key(column: dict) -> bool:
+    """Whole numbers all different: an identifier or a counter, which grows; a maximum would fail
+    on the next rows, so it gets no range (non-negative still holds)."""
+    count = non_null(column)
+    integer = bool(_INTEGER_TYPE.match(column.get("type") or ""))
+    return integer and count >= 2 and bool(column.get("distinct_exact")) and column.get("distinct") == count
 
 
 def _shapes(document: dict, column: dict) -> list[dict]:

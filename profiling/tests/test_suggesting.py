@@ -183,7 +183,13 @@ def test_a_range_is_widened_by_a_tenth_of_the_observed_range_rounded_outward_nev
 
 
 def test_an_integer_range_has_whole_bounds_and_a_non_negative_column_keeps_its_lower_bound_at_zero():
-    doc = document([column("qty", "number", 40, min=1, max=5), column("temp", "number", 40, min=-7, max=3)], 40)
+    doc = document(
+        [
+            column("qty", "number", 40, distinct=5, min=1, max=5),
+            column("temp", "number", 40, distinct=11, min=-7, max=3),
+        ],
+        40,
+    )
 
     found = suggest(doc)
 
@@ -272,7 +278,7 @@ def test_a_profile_of_a_batch_suggests_nothing_for_the_whole_table():
 # --- fingerprints --------------------------------------------------------------------------------
 def test_the_fingerprint_changes_only_when_the_suggested_check_changes():
     def range_of(maximum):
-        doc = document([column("amount", "number", 100, min=0, max=maximum)], 100)
+        doc = document([column("amount", "number", 100, distinct=90, min=0, max=maximum)], 100)
         return one(suggest(doc, datasource_id=1), "amount", "range")
 
     same_bounds_a, same_bounds_b, wider = range_of(1040), range_of(1050), range_of(2000)
@@ -327,9 +333,9 @@ def test_an_enumeration_fails_on_an_earlier_profile_that_had_another_value():
 
 
 def test_the_holdout_judges_what_each_earlier_profile_would_have_suggested_on_the_profile_after_it():
-    newest = document([column("amount", "number", 100, min=0, max=300)], 100, at="2026-12-03")
-    middle = document([column("amount", "number", 100, min=0, max=105)], 100, at="2026-12-02")
-    oldest = document([column("amount", "number", 100, min=0, max=100)], 100, at="2026-12-01")
+    newest = document([column("amount", "number", 100, distinct=50, min=0, max=300)], 100, at="2026-12-03")
+    middle = document([column("amount", "number", 100, distinct=50, min=0, max=105)], 100, at="2026-12-02")
+    oldest = document([column("amount", "number", 100, distinct=50, min=0, max=100)], 100, at="2026-12-01")
 
     holdout = one(suggest(newest, [middle, oldest]), "amount", "range")["backtest"]["holdout"]
 
@@ -368,7 +374,9 @@ def test_every_suggestion_passes_its_own_full_profile():
 def test_a_histogram_proves_how_many_rows_an_earlier_profile_had_outside_a_tolerated_range():
     # Suggested from a sample (so the range allows a share), judged on an earlier full profile
     # whose histogram puts 15 of 100 rows in a bin wholly above the new maximum.
-    now = document([column("amount", "number", 100, min=0, max=100)], 10_000, method="sample", sample_rows=100, at="b")
+    now = document(
+        [column("amount", "number", 100, distinct=60, min=0, max=100)], 10_000, method="sample", sample_rows=100, at="b"
+    )
     histogram = {"edges": [0, 50, 100, 200, 300], "counts": [30, 30, 25, 15]}
     then = document([column("amount", "number", 100, min=0, max=300, histogram=histogram)], 100, at="a")
 
@@ -400,3 +408,13 @@ def test_each_suggestion_names_its_evidence_and_a_check_name_with_table_and_colu
         assert s["evidence"]["sample"] == {"method": "sample", "rows": 30, "table_rows": 3000, "fraction": 0.01}
         assert s["params"]["comparison_type"] == "src_table_total_rows"  # a sample: a tolerance, never zero
         assert "a sample of 30 of 3,000 rows" in s["why"]
+
+
+def test_whole_numbers_all_different_look_like_a_key_and_get_no_range_since_keys_grow():
+    key = column("order_id", "number", 100, min=1, max=100)
+    measured = column("weight", "number", 100, min=1, max=100, type="double precision")
+
+    found = suggest(document([key, measured], 100))
+
+    assert "range" not in kinds(found, "order_id") and {"non_negative", "unique"} <= kinds(found, "order_id")
+    assert "range" in kinds(found, "weight")

@@ -42,13 +42,13 @@ RANGE_MARGIN_SHARE = Decimal("0.10")  # of the observed range max − min
 LENGTH_MARGIN_SHARE = 0.10  # of the observed length range, at least one character
 ENUM_MIN_ROWS_PER_VALUE = 2
 
-# The shapes a regexp suggestion checks. They must accept every value the profiler counts in
-# `looks.<shape>` (or the suggested check fails on the data it came from): the profiler's shapes
-# are these or narrower. Java syntax that PostgreSQL, MariaDB and DuckDB read alike.
+# The shapes a regexp suggestion checks: the very patterns the profiler counts `looks.<shape>` with
+# (dq_engine/profiling/queries.py), so a column whose every value has the shape passes the check
+# suggested from it. ASCII classes, anchored: Java, RE2, PostgreSQL, PCRE and Python read them alike.
 SHAPES = {
-    "email": r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
-    "numeric": r"^\s*[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?\s*$",
+    "numeric": r"^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$",
     "date": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?$",
+    "email": r"^[^@ ]+@[^@ ]+[.][^@ ]+$",
 }
 SHAPE_KINDS = {"email": "email", "numeric": "numeric_text", "date": "date_text"}
 SHAPE_WORDS = {"email": "an e-mail address", "numeric": "a number", "date": "an ISO date (YYYY-MM-DD, optional time)"}
@@ -90,7 +90,7 @@ def sample_of(document: dict) -> dict:
     rows = document.get("row_count") or 0
     return {
         "method": sample.get("method") or "full",
-        "rows": sample.get("rows", rows),
+        "rows": rows if sample.get("rows") is None else sample["rows"],
         "table_rows": rows,
         "fraction": sample.get("fraction"),
     }

@@ -27,10 +27,11 @@ def latest_profiles(datasource, table: str, limit: int = EARLIER_PROFILES + 1) -
     except ImportError:  # the profiling app is not installed: no profiles yet
         return []
     rows = (
-        Profile.objects.filter(datasource=datasource, table=table, status="done")
-        .order_by("-finished_at", "-pk")
-        .values_list("pk", "document")[: limit * 2]
+        # filter "": profiles of the whole table; a batch's (a filter) describe other rows than the
+        # table's checks read.
+        Profile.objects.filter(datasource=datasource, table=table, filter="", status="done")
+        .filter(document__isnull=False)
+        .order_by("-pk")
+        .values_list("pk", "document")[:limit]
     )
-    records = [ProfileRecord(pk, document) for pk, document in rows if isinstance(document, dict)]
-    # A profile of a batch (a filter) describes other rows than the table's checks read.
-    return [r for r in records if not (r.document.get("source") or {}).get("filter")][:limit]
+    return [ProfileRecord(pk, document) for pk, document in rows if isinstance(document, dict)]

@@ -423,10 +423,12 @@ def test_a_rejection_is_listed_for_its_table_and_withdrawing_it_offers_the_sugge
 
 
 # --- the same on a CSV file, read by DuckDB --------------------------------------------------------
-CSV_COLUMNS = ["order_id", "email", "status", "amount", "qty", "code", "created_at"]
+# No e-mail column here: the e-mail shape (the profiler's) is one DuckDB cannot run exactly as Java
+# does (its `$` after a class that takes line breaks), so it would send the batch to Spark; the
+# PostgreSQL test above runs it pushed down.
+CSV_COLUMNS = ["order_id", "status", "amount", "qty", "code", "created_at"]
 CSV_TYPES = {
     "order_id": ("int64", "number"),
-    "email": ("string", "string"),
     "status": ("string", "string"),
     "amount": ("double", "number"),
     "qty": ("int64", "number"),
@@ -439,7 +441,6 @@ def csv_rows(n: int = 30) -> list[dict]:
     return [
         {
             "order_id": i,
-            "email": f"buyer{i}@mail{i % 4}.example.org",
             "status": ["new", "paid", "sent"][i % 3],
             "amount": round(i * 3.75, 2),
             "qty": i % 4,
@@ -477,7 +478,6 @@ def test_accepted_suggestions_on_a_csv_file_pass_on_duckdb_and_the_relevant_ones
     assert kinds_of(created, created) >= {
         ("order_id", "not_null"),
         ("order_id", "unique"),
-        ("email", "email"),
         ("status", "enumeration"),
         ("amount", "range"),
         ("qty", "enumeration"),
@@ -492,7 +492,6 @@ def test_accepted_suggestions_on_a_csv_file_pass_on_duckdb_and_the_relevant_ones
     bad = [
         {
             "order_id": 7,
-            "email": "nobody at all",
             "status": "lost",
             "amount": 999.5,
             "qty": 11,
@@ -509,7 +508,6 @@ def test_accepted_suggestions_on_a_csv_file_pass_on_duckdb_and_the_relevant_ones
     assert kinds_of(created, [n for n, r in second.items() if r["status"] == "fail"]) >= {
         ("order_id", "not_null"),
         ("order_id", "unique"),
-        ("email", "email"),
         ("status", "enumeration"),
         ("amount", "range"),
         ("qty", "enumeration"),
@@ -530,3 +528,23 @@ def test_a_superuser_sees_the_rejections_in_the_admin(cast, api_as, django_user_
     page = api_as(root).get("/admin/rules/rejectedsuggestion/")
 
     assert page.status_code == 200 and first["column"] in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_latest_profiles_reads_the_tables_done_whole_table_profiles_newest_first(make_datasource, tmp_path, settings):
+    from django.apps import apps
+
+    if not apps.is_installed("profiling"):
+        pytest.skip("the profile model (the profiling app) is not merged yet")
+    from profiling.models import Profile
+    from profiling.suggestion_sources import latest_profiles
+
+    settings.DQ_FILE_ROOTS = [tmp_path.resolve()]
+    lake = make_datasource(name="lake", type="file", format="csv", path=str(tmp_path))
+    older = Profile.objects.create(datasource=lake, table="orders", status="done", document={"n": 1})
+    Profile.objects.create(datasource=lake, table="orders", status="done", filter="day = 1", document={"n": 2})
+    Profile.objects.create(datasource=lake, table="orders", status="error", document=None)
+    Profile.objects.create(datasource=lake, table="other", status="done", document={"n": 3})
+    newer = Profile.objects.create(datasource=lake, table="orders", status="done", document={"n": 4})
+
+    assert [(r.id, r.document) for r in latest_profiles(lake, "orders")] == [(newer.pk, {"n": 4}), (older.pk, {"n": 1})]

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("datasources", "0004_owners"),
-        ("rules", "0008_value_range_date_bounds"),
+        ("rules", "0009_table_monitor_templates"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

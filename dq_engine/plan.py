@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from dq_engine.spec import CheckSpec, JdbcSource, JobSpec, SpecError
 from dq_engine.vocabulary import MAPPING_OPERATORS, METRIC_KINDS
-from dq_engine.vocabulary.metrics import JOIN, KEY_GROUP_BY, QUERY
+from dq_engine.vocabulary.metrics import CATALOG, JOIN, KEY_GROUP_BY, QUERY
 
 MappingKey = tuple[tuple[str, str, str], ...]
 
@@ -94,6 +94,8 @@ def make_plan(spec: JobSpec) -> dict[str, BatchPlan]:
             plan.uniqueness_checks.append(check)
         elif kind.computed_by == JOIN:
             plan.joins.setdefault((check.target_batch, mapping_key(check)), []).append(check)
+        elif kind.computed_by == CATALOG:
+            continue  # the platform answers it from the catalog; the recorder says so if one comes here
         elif kind.computed_by == QUERY:
             folded = _folded_sql(check)
             if folded is None:

@@ -123,6 +123,7 @@ INSTALLED_APPS = [
     "executions",
     "watching",
     "gates",
+    "monitors",
     "demo",
     "accounts",
 ]
@@ -366,6 +367,12 @@ DQ_PREVIEW_QUEUE = _env("str", "DQ_PREVIEW_QUEUE", default="preview")
 DQ_PREVIEW_PER_USER = _env("int", "DQ_PREVIEW_PER_USER", default=3)
 if DQ_PREVIEW_PER_USER < 1:
     raise ImproperlyConfigured("DQ_PREVIEW_PER_USER must be at least 1.")
+# List pages kept per web process while the database is unchanged (dq_platform/kept_pages.py):
+# their budget per process (0 switches keeping off) and how long one may be given at most.
+DQ_KEPT_PAGE_MB = _env("int", "DQ_KEPT_PAGE_MB", default=16)
+DQ_KEPT_PAGE_SECONDS = _env("int", "DQ_KEPT_PAGE_SECONDS", default=10)
+if DQ_KEPT_PAGE_MB < 0 or DQ_KEPT_PAGE_SECONDS < 0:
+    raise ImproperlyConfigured("DQ_KEPT_PAGE_MB and DQ_KEPT_PAGE_SECONDS must be 0 or more.")
 DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
 if DQ_RUN_TIME_LIMIT < 1:
     raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 1 second.")

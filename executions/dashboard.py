@@ -26,6 +26,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from dq_platform.ids import as_id
+from dq_platform.kept_pages import kept
 from rules.models import Check
 
 from .models import Result, Run
@@ -93,6 +94,10 @@ def results_summary(request):
     An open failure is a check whose newest result in the window is `fail` or `error`; a later
     pass closes it. The pass rate leaves out `unknown` results (no expected value yet).
     """
+    return kept(request, lambda: _summary(request))
+
+
+def _summary(request):
     hours = _hours(request)
     since = timezone.now() - timedelta(hours=hours)
     runs = Run.objects.visible_to(request.user)

@@ -24,7 +24,14 @@ class PreparedJob:
 
 
 def build_job(run: Run) -> PreparedJob:
-    definitions = run.batches["definitions"]
+    """The engine's spec for the run's checks that read rows: catalog checks (schema changes, a
+    file's age) are answered by the platform (executions/catalog_checks.py), and a batch only they
+    read is not opened by any engine."""
+    from .catalog_checks import is_catalog_check
+
+    versions = [v for v in run.check_versions.select_related("definition") if not is_catalog_check(v)]
+    read = {run.batches["assignments"][str(v.pk)][key] for v in versions for key in ("batch", "target_batch")}
+    definitions = {name: batch for name, batch in run.batches["definitions"].items() if name in read}
     sources, batches, secrets = {}, {}, {}
     for name, batch in definitions.items():
         datasource = Datasource.objects.get(pk=batch["datasource_id"])
@@ -42,7 +49,7 @@ def build_job(run: Run) -> PreparedJob:
             batches[name]["fallback"] = "spark"
     checks = []
     # Each version computes what its own template version defines, whatever the template says now.
-    for version in run.check_versions.select_related("definition"):
+    for version in versions:
         rule_json = version.rule_json
         where = run.batches["assignments"][str(version.pk)]
         # A row_level_check also counts each of its rules (its result's details), in the same pass.

@@ -99,7 +99,7 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
         rows_scanned=(document.get("batches", {}).get(where["batch"]) or {}).get("rows"),
         # The engine's note on a computed statistic (a NULL value, error rows it could not store).
         message=outcome.get("message") or "",
-        details=_details(version, document),
+        details=outcome.get("details") or _details(version, document),
     )
     if outcome.get("status") != "ok":
         result.status, result.message = (

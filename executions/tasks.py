@@ -10,6 +10,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from . import heartbeat, reaper
+from .catalog_checks import catalog_outcomes
 from .jobs import build_job
 from .launcher import RunStopped, launch
 from .models import Run
@@ -66,7 +67,10 @@ def execute_claimed_run(run: Run) -> str:
         return None
 
     try:
-        document = launch(build_job(run), should_stop)
+        catalog = catalog_outcomes(run)  # schema changes, file ages: the catalog as the run starts
+        job = build_job(run)
+        document = launch(job, should_stop) if job.spec["checks"] else {"checks": {}, "batches": {}}
+        document["checks"].update(catalog)
     except RunStopped as stop:
         run.refresh_from_db()
         if run.status == Run.Status.RUNNING:  # the time limit; a cancelled run keeps its end

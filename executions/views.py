@@ -9,6 +9,7 @@ from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from dq_platform.kept_pages import kept
 from dq_platform.pagination import MAX_PAGE_SIZE
 from rules.models import Check, CheckVersion
 
@@ -93,6 +94,9 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     def list(self, request, *args, **kwargs):
         """Runs, newest first, paged (`?page=&page_size=`), filtered in the database. Each row counts
         its results by status (`result_counts`); a run's own page (GET …/{id}/) lists them."""
+        return kept(request, self._page)
+
+    def _page(self):
         # Plain rows rather than the serializer: a page holds thousands of checks (executions/run_list.py).
         page = self.paginate_queryset(page_rows(self.filter_queryset(self.get_queryset())))
         return self.get_paginated_response(list_rows(page))
@@ -176,6 +180,9 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(parameters=RESULT_FILTERS)
     def list(self, request, *args, **kwargs):
         """Results, newest first, paged (`?page=&page_size=`), filtered in the database."""
+        return kept(request, self._page)
+
+    def _page(self):
         # The page's ids first, then only its rows with what they show: sorting the joined rows
         # would join every candidate (a thousand of them for latest=true) to keep fifty.
         ids = self.paginate_queryset(self.get_queryset().values_list("id", flat=True))

@@ -6,7 +6,16 @@ from django import forms
 from django.contrib import admin
 from django.forms.models import BaseInlineFormSet
 
-from .models import Check, CheckVersion, ComparisonType, InputEntry, RuleTemplate, TemplateInput, TemplateVersion
+from .models import (
+    Check,
+    CheckVersion,
+    ComparisonType,
+    InputEntry,
+    RejectedSuggestion,
+    RuleTemplate,
+    TemplateInput,
+    TemplateVersion,
+)
 from .schema import rule_json_problems
 
 
@@ -132,3 +141,16 @@ class CheckAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False  # checks are soft-deleted through the API so their versions stay
+
+
+@admin.register(RejectedSuggestion)
+class RejectedSuggestionAdmin(admin.ModelAdmin):
+    """Deleting one offers the suggestion again (as DELETE /api/v1/suggestions/rejected/<id>/)."""
+
+    list_display = ["table", "column", "kind", "datasource", "rejected_by", "rejected_at"]
+    list_filter = ["kind", "datasource"]
+    search_fields = ["table", "column", "reason"]
+    readonly_fields = ["datasource", "table", "column", "kind", "fingerprint", "params", "rejected_by", "rejected_at"]
+
+    def has_add_permission(self, request):
+        return False  # rejections come from the suggestions, with their fingerprint

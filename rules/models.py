@@ -574,3 +574,43 @@ class CheckVersionDatasource(models.Model):
 
     def __str__(self) -> str:
         return f"{self.check_version_id} read {self.datasource_id}"
+
+
+class RejectedSuggestionQuerySet(models.QuerySet):
+    def visible_to(self, user) -> RejectedSuggestionQuerySet:
+        """Rejections of tables whose datasource the user may read (admins: all)."""
+        from datasources.models import Datasource
+
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.all()
+        return self.filter(datasource__in=Datasource.objects.readable_by(user))
+
+
+class RejectedSuggestion(models.Model):
+    """A suggested check (profiling/suggesting.py) a user turned down for a table: not offered again
+    to that table while the profile keeps suggesting the same check (same fingerprint: the
+    column, the kind and every param that decides the check). New figures that change the
+    suggestion change its fingerprint, and it is offered again."""
+
+    datasource = models.ForeignKey("datasources.Datasource", on_delete=models.CASCADE, related_name="+")
+    table = models.CharField(max_length=500)
+    column = models.CharField(max_length=500)
+    kind = models.CharField(max_length=40)
+    fingerprint = models.CharField(max_length=64)
+    params = models.JSONField(default=dict, help_text="The suggested check's params, as they were offered.")
+    rejected_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    rejected_at = models.DateTimeField(auto_now_add=True)
+    reason = models.TextField(blank=True)
+
+    objects = RejectedSuggestionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-rejected_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["datasource", "table", "fingerprint"], name="one_rejection_per_suggestion")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table}.{self.column} {self.kind} (rejected)"

@@ -20,6 +20,7 @@ from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
 from dq_platform.ids import as_id
+from dq_platform.kept_pages import kept
 from dq_platform.pagination import CountedApart
 from dq_platform.parsers import JSONParser, read_limited
 from executions.filters import filter_checks_by_last_result
@@ -198,7 +199,10 @@ class CheckViewSet(viewsets.ModelViewSet):
 
     def list(self, request, *args, **kwargs):
         """The page's rows come from column values (rules/check_rows.py): the same JSON as
-        CheckSerializer, without a model and a serializer per row."""
+        CheckSerializer, without a model and a serializer per row; kept while nothing changes."""
+        return kept(request, self._page)
+
+    def _page(self):
         checks = self.get_queryset()
         page = self.paginate_queryset(CountedApart(check_rows.listed(checks), checks))
         if page is None:

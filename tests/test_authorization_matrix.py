@@ -12,7 +12,9 @@ the world through the API, as users would:
 - B restricted later:   as "moved", then an admin limits B to the analysts;
 - A deleted:            an admin deletes A while the check still reads it;
 - moved, A deleted:     as "moved", then an admin deletes A;
-- A owned by analysts:  an admin makes the analysts (the member's group) A's owners.
+- A owned by analysts:  an admin makes the analysts (the member's group) A's owners;
+- A monitored (…):      an admin switches a table monitor on for A's orders (then, as above,
+                        the analysts own A, or an admin deletes A).
 
 Each row of MATRIX is one request and what each role gets, in the order member, outsider, admin:
 - "METHOD path": the cell is the HTTP status;
@@ -48,6 +50,11 @@ CREATED, MOVED, RESTRICTED, DELETED, MOVED_DELETED, OWNED = (
     "A deleted",
     "moved, A deleted",
     "A owned by analysts",
+)
+MONITORED, MONITORED_OWNED, MONITORED_DELETED = (
+    "A monitored",
+    "A monitored, owned by analysts",
+    "A monitored, then deleted",
 )
 
 MATRIX = [
@@ -243,6 +250,18 @@ MATRIX = [
     (DELETED, "POST /batches/ +new_batch_on_A", 400, 400, 400),
     (DELETED, "POST /batches/{batch}/release/ +release", 403, 404, 200),  # only admins write on a deleted one
     (DELETED, "POST /batches/{batch}/revalidate/", 403, 404, 400),  # its checks read A: nothing to run
+    # --- table monitors (monitors/): seen with the datasource, switched by its owners and admins ---
+    (MONITORED, "GET /monitors/ lists monitor", Y, N, Y),
+    (MONITORED, "GET /monitors/?datasource={A}&table=orders lists monitor", Y, N, Y),
+    (MONITORED, "GET /monitors/{monitor}/", 200, 404, 200),
+    (MONITORED, "POST /monitors/ +new_monitor_on_A", 403, 400, 201),
+    (MONITORED, "PATCH /monitors/{monitor}/ +pause", 403, 404, 200),
+    (MONITORED, "DELETE /monitors/{monitor}/", 403, 404, 204),
+    (MONITORED_OWNED, "POST /monitors/ +new_monitor_on_A", 201, 400, 201),
+    (MONITORED_OWNED, "PATCH /monitors/{monitor}/ +pause", 200, 404, 200),
+    (MONITORED_OWNED, "DELETE /monitors/{monitor}/", 204, 404, 204),
+    (MONITORED_DELETED, "GET /monitors/{monitor}/", 200, 404, 200),
+    (MONITORED_DELETED, "POST /monitors/ +new_monitor_on_A", 400, 400, 400),
 ]
 
 
@@ -294,6 +313,7 @@ BODIES = {
     "release": lambda w: {"reason": "month end", "expires_at": _in_days(1)},
     "long_release": lambda w: {"reason": "month end", "expires_at": "9999-12-31T00:00:00Z"},
     "own_A": lambda w: {"owner_groups": ["analysts"]},
+    "new_monitor_on_A": lambda w: {"datasource": w.ids["A"], "table": "orders", "kinds": ["volume", "schema"]},
     "row_checks_on_A": lambda w: {
         "checks_yaml": "checks: [status == paid]",
         "src_datasource_id": w.ids["A"],
@@ -409,6 +429,11 @@ def _delete_a(world: World) -> None:
     world.must("admin", "DELETE", "/datasources/{A}/", None, 204)
 
 
+def _monitor_a(world: World) -> None:
+    """An admin's monitor of A's orders."""
+    world.ids["monitor"] = world.must("admin", "POST", "/monitors/", BODIES["new_monitor_on_A"](world), 201)["id"]
+
+
 def _own_a(world: World) -> None:
     world.must("admin", "PATCH", "/datasources/{A}/", BODIES["own_A"](world), 200)
 
@@ -420,6 +445,9 @@ SCENARIOS = {
     DELETED: [_delete_a],
     MOVED_DELETED: [_move, _delete_a],
     OWNED: [_own_a],
+    MONITORED: [_monitor_a],
+    MONITORED_OWNED: [_monitor_a, _own_a],
+    MONITORED_DELETED: [_monitor_a, _delete_a],
 }
 REQUEST = re.compile(
     r"^(?P<method>[A-Z]+) (?P<path>\S+)(?: \+(?P<body>\w+)| lists (?P<shown>\w+)| gives (?P<field>\w+))?$"

@@ -12,6 +12,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from dq_platform.ids import as_id
+from dq_platform.kept_pages import kept
 from dq_platform.pagination import CountedApart
 from executions.models import Run
 from rules.models import Check
@@ -164,7 +165,10 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     def list(self, request, *args, **kwargs):
         """The page's rows come from column values (watching/incident_rows.py): the same JSON
-        as IncidentSerializer, without models and a serializer per row."""
+        as IncidentSerializer, without models and a serializer per row; kept while nothing changes."""
+        return kept(request, self._page)
+
+    def _page(self):
         incidents = self.get_queryset()
         page = self.paginate_queryset(CountedApart(incident_rows.listed(incidents), incidents))
         if page is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .base import Column, ConnectorError, TableNotFound, reader_options
@@ -138,6 +139,35 @@ class FileConnector:
             and not any(_hidden(part) for part in info.path[len(root) :].split("/") if part)
         ]
         return min(files) if files else None
+
+    def modified_at(self, table: str) -> datetime:
+        """When dataset `table` last changed: the newest modification time of its data files
+        (hidden names left out, as the readers do), in UTC."""
+        entry = self._entries().get(table)
+        if entry is None:
+            raise TableNotFound(f"Dataset {table!r} does not exist under {self.ds.path}.")
+        import pyarrow as pa
+        import pyarrow.fs as pa_fs
+
+        fs, _ = self._filesystem()
+        try:
+            if entry.is_dir:
+                root = entry.path.rstrip("/")
+                infos = [
+                    info
+                    for info in fs.get_file_info(pa_fs.FileSelector(root, recursive=True))
+                    if info.type == pa_fs.FileType.File
+                    and not any(_hidden(part) for part in info.path[len(root) :].split("/") if part)
+                ]
+            else:
+                infos = [fs.get_file_info(entry.path)]
+        except (OSError, pa.ArrowException) as exc:
+            raise ConnectorError(f"Cannot read the files of {table!r}: {exc}") from None
+        times = [info.mtime for info in infos if info.mtime is not None]
+        if not times:
+            raise ConnectorError(f"Dataset {table!r} holds no data file to read a modification time from.")
+        newest = max(times)
+        return newest if newest.tzinfo else newest.replace(tzinfo=UTC)
 
     def _schema(self, fs, path: str):
         if self.ds.format == "parquet":

@@ -2,6 +2,8 @@
 
 import pytest
 
+from conftest import MYSQL_TEST_DB
+
 pytestmark = pytest.mark.django_db
 
 ORDER_COLUMNS_PG = [
@@ -29,11 +31,11 @@ def test_postgresql_columns_come_in_table_order_with_their_types(cast, api_as, p
 
 
 def test_mariadb_tables_are_named_database_dot_table(cast, api_as, mysql_datasource):
-    assert _get(api_as, cast.author, mysql_datasource, "tables/").json() == [{"name": "dq_test.orders"}]
+    assert _get(api_as, cast.author, mysql_datasource, "tables/").json() == [{"name": f"{MYSQL_TEST_DB}.orders"}]
 
 
 def test_mariadb_columns_come_in_table_order_with_their_types(cast, api_as, mysql_datasource):
-    response = _get(api_as, cast.author, mysql_datasource, "columns/?table=dq_test.orders")
+    response = _get(api_as, cast.author, mysql_datasource, f"columns/?table={MYSQL_TEST_DB}.orders")
     assert response.json() == [
         {"name": "order_id", "type": "int"},
         {"name": "customer_email", "type": "varchar"},

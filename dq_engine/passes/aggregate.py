@@ -21,6 +21,7 @@ from dq_engine.passes.context import RunContext
 from dq_engine.passes.queries import query
 from dq_engine.query_checks import query_value
 from dq_engine.spec import CheckSpec
+from dq_engine.vocabulary import METRIC_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +131,7 @@ def _record(run: RunContext, name: str, check: CheckSpec, metric: Metric, value:
         if metric.marks and check.metric.get("output"):
             recorder.marked_batch(check, check.metric["output"], lambda: backend.marked_rows(name, metric))
     else:
-        recorder.ok_value(check, value)
+        convert = METRIC_KINDS[check.metric.kind].statistic  # a newest time → its age, on every engine
+        recorder.ok_value(check, convert(value, check.metric.fields) if convert else value)
     if metric.findings:
         recorder.outcomes[check.id]["findings"] = list(metric.findings)

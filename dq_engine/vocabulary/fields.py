@@ -78,6 +78,13 @@ AGGREGATE_FUNCTIONS = (
 )
 
 
+# A freshness statistic is an age in one of these units (dq_engine.vocabulary.metrics.age).
+AGE_UNITS = (
+    Choice("hours", "Hours"),
+    Choice("minutes", "Minutes"),
+)
+
+
 def _mappings_from_param(pairs: Any) -> Any:
     """A check's `[{src_field, operator, target_field}]` → the spec's `[{source, operator, target}]`."""
     if not isinstance(pairs, list):

@@ -16,24 +16,40 @@ AnalysisRunner); the others say which pass they need and the engines schedule it
 - row_rules: the rows failing a check.yaml rule set: rows with
   `_dq > 0`, or with `rule` the rows failing that one named check; reads any of the batch's columns;
 - custom_sql: one number from the user's read-only SELECT over `${src_table}`;
-- value_comparison: the statistic from the first query, the comparison value from the second.
+- value_comparison: the statistic from the first query, the comparison value from the second;
+- newest_age (freshness): MAX of a date or timestamp column in the aggregate pass, turned into
+  its age at run time (hours or minutes) by `statistic`, once for every engine;
+- schema_changes, file_age: answered from the source's catalog and metadata (CATALOG) by the
+  platform (executions/catalog_checks.py), never from rows; no engine plans them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlglot import exp
 
 from dq_engine.errors import CheckError
-from dq_engine.vocabulary.expressions import NUMERIC, STRING, ColumnRef, Dialect, cast, compare, is_null
-from dq_engine.vocabulary.fields import AGGREGATE_FUNCTIONS, COLUMN, MAPPINGS, Field
+from dq_engine.vocabulary.expressions import (
+    DATE,
+    NUMERIC,
+    STRING,
+    TIMESTAMP,
+    ColumnRef,
+    Dialect,
+    cast,
+    compare,
+    is_null,
+)
+from dq_engine.vocabulary.fields import AGE_UNITS, AGGREGATE_FUNCTIONS, COLUMN, MAPPINGS, Field
 from dq_engine.vocabulary.predicates import PREDICATES
 
-# The passes an engine runs (plan.py groups checks by them).
-AGGREGATE_PASS, KEY_GROUP_BY, JOIN, QUERY = "aggregate", "key_group_by", "join", "query"
+# The passes an engine runs (plan.py groups checks by them). CATALOG: the platform answers the
+# check from the source's catalog and metadata; no engine reads rows for it.
+AGGREGATE_PASS, KEY_GROUP_BY, JOIN, QUERY, CATALOG = "aggregate", "key_group_by", "join", "query", "catalog"
 
 SQL = Field("sql", "sql_param", "statistics query")
 COMPARISON_SQL = Field("comparison_sql", "comparison_sql_param", "comparison query")
@@ -69,6 +85,29 @@ CONTRACT = Field("contract", "contract_param", "schema contract (contract.yaml)"
 # The cleansed layer: the whole batch with `_dq` and `_dq_failed_checks`, as Parquet in this folder
 # (None: not written). The platform gives each run its own folder under the check's output_path.
 OUTPUT = Field("output", "output_param", "cleansed output folder", required=False)
+UNIT = Field("unit", "unit_param", "age unit", choices=AGE_UNITS)
+_SECONDS = {"hours": 3600.0, "minutes": 60.0}
+
+
+def age(newest: Any, now: datetime, unit: Any) -> float | None:
+    """How long before `now` (aware) the moment `newest` was, in `unit` (hours or minutes); None
+    for no moment (no rows). A time without a zone is read as UTC, a date as its midnight UTC:
+    one rule on every engine, which return such values as they are stored."""
+    if unit not in _SECONDS:
+        raise CheckError(f"The age unit must be one of {', '.join(_SECONDS)}; got {unit!r}.")
+    if newest is None:
+        return None
+    if isinstance(newest, date) and not isinstance(newest, datetime):
+        newest = datetime(newest.year, newest.month, newest.day)
+    if not isinstance(newest, datetime):
+        raise CheckError(f"The newest value {str(newest)[:40]!r} is not a date or a time.")
+    if newest.tzinfo is None:
+        newest = newest.replace(tzinfo=UTC)
+    return (now - newest).total_seconds() / _SECONDS[unit]
+
+
+def _newest_age(value: Any, fields: Mapping[str, Any]) -> Any:
+    return age(value, datetime.now(UTC), fields.get("unit"))
 
 
 @dataclass(frozen=True)
@@ -79,7 +118,9 @@ class MetricKind:
     - `error_rows`: it selects rows, which can be stored as the check's error rows;
     - `needs_target`: it reads a second batch (`target_batch`);
     - `reads_columns`: it reads any of the batch's columns (not one `column`): engines pass
-      `row_metric` every column of the batch."""
+      `row_metric` every column of the batch;
+    - `statistic`: turns the aggregate's value into the statistic (value, the metric's fields),
+      where the value is not the statistic itself (a newest time → its age)."""
 
     key: str
     label: str
@@ -89,6 +130,7 @@ class MetricKind:
     error_rows: bool = False
     needs_target: bool = False
     reads_columns: bool = False
+    statistic: Callable[[Any, Mapping[str, Any]], Any] | None = None
 
 
 METRIC_KINDS: dict[str, MetricKind] = {
@@ -109,6 +151,9 @@ METRIC_KINDS: dict[str, MetricKind] = {
         MetricKind(
             "schema_contract", "schema contract violations", (CONTRACT,), AGGREGATE_PASS, True, reads_columns=True
         ),
+        MetricKind("newest_age", "age of the newest time", (COLUMN, UNIT), AGGREGATE_PASS, True, statistic=_newest_age),
+        MetricKind("schema_changes", "columns changed since the last seen schema", (), CATALOG),
+        MetricKind("file_age", "age of the newest data file", (UNIT,), CATALOG),
         MetricKind("duplicate_values", "duplicated values", (COLUMN,), KEY_GROUP_BY, error_rows=True),
         MetricKind("unmatched_rows", "unmatched rows", (MAPPINGS,), JOIN, error_rows=True, needs_target=True),
         MetricKind("custom_sql", "custom SQL statistic", (SQL, STATISTIC_NAME), QUERY),
@@ -152,6 +197,8 @@ def row_metric(
         return _schema_contract(fields, columns) if kind == "schema_contract" else _row_rules(fields, columns, dialect)
     if kind == "aggregate":
         return RowMetric(aggregate=aggregate(column, fields.get("function")), predicate=None)
+    if kind == "newest_age":
+        return RowMetric(aggregate=newest_time(column), predicate=None)
     if kind != "conditional_count":
         raise ValueError(f"{kind} is not a row-level metric kind.")
     predicate = PREDICATES[fields["predicate"]].build(column, fields, dialect)
@@ -216,6 +263,13 @@ def aggregate(column: ColumnRef, function: object) -> exp.Expression:
     if column.category != NUMERIC:
         raise CheckError(f"{column.describe()}; {function} needs a numeric column.")
     return _AGGREGATES[function](this=column.sql)
+
+
+def newest_time(column: ColumnRef) -> exp.Expression:
+    """MAX of a date or timestamp column (freshness); its age is taken when the value is recorded."""
+    if column.category not in (DATE, TIMESTAMP):
+        raise CheckError(f"{column.describe()}; freshness needs a date or timestamp column.")
+    return exp.Max(this=column.sql)
 
 
 def mapping_condition(

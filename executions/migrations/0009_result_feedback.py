@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('executions', '0008_result_run_window'),
-        ('rules', '0009_anomaly_comparison'),
+        ('rules', '0011_anomaly_comparison'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -2,6 +2,8 @@ import json
 
 import pytest
 
+from conftest import MYSQL_TEST_DB
+
 VERDICT = {
     "check_type": "statistics_minus_comparison",
     "operator": "le",
@@ -16,7 +18,7 @@ VERDICT = {
 def valid_params(pg_datasource, mysql_datasource):
     """Valid params for every built-in template, on the real PostgreSQL and MariaDB test tables."""
     src = {"src_datasource_id": pg_datasource.pk, "src_table": "dq_test.orders"}
-    target = {"target_datasource_id": mysql_datasource.pk, "target_table": "dq_test.orders"}
+    target = {"target_datasource_id": mysql_datasource.pk, "target_table": f"{MYSQL_TEST_DB}.orders"}
     return {
         "null_check": {**src, "src_field": "customer_email", **VERDICT},
         "custom_sql": {
@@ -84,6 +86,9 @@ def valid_params(pg_datasource, mysql_datasource):
             "contract_yaml": "strict: true\ncolumns:\n  - {name: order_id, type: integer, nullable: false}\n",
             **VERDICT,
         },
+        "freshness_check": {**src, "src_field": "created_at", "age_unit": "minutes", **VERDICT, "comparison_value": 90},
+        "file_freshness_check": {**src, **VERDICT, "comparison_value": 24},
+        "schema_change_check": {**src, **VERDICT},
     }
 
 

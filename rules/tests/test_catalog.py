@@ -23,6 +23,9 @@ BUILTIN = {
     "column_aggregate_check",
     "row_level_check",
     "schema_contract_check",
+    "freshness_check",
+    "file_freshness_check",
+    "schema_change_check",
 }
 
 

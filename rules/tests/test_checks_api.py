@@ -19,7 +19,7 @@ def test_a_check_of_every_builtin_template_can_be_created(cast, api_as, valid_pa
         assert response.status_code == 201, (key, response.json())
         body = response.json()
         assert body["template"] == key and body["current_version"] == 1 and body["owner"] == "author"
-    assert Check.objects.count() == 14
+    assert Check.objects.count() == 17
 
 
 def test_defaults_are_filled_in_and_numbers_stay_numbers(cast, api_as, valid_params):

@@ -141,7 +141,7 @@ def test_an_unknown_template_answers_404(cast, api_as):
 
 def test_the_catalog_lists_templates_with_their_inputs(cast, api_as):
     body = api_as(cast.author).get("/api/v1/rule-templates/").json()["results"]
-    assert len(body) == 14
+    assert len(body) == 17
     null_check = next(t for t in body if t["key"] == "null_check")
     assert null_check["dimension"] == "completeness" and null_check["inputs"][0]["field"] == "src_datasource_id"
     assert api_as(cast.author).get("/api/v1/comparison-types/").json()["results"][0] == {

@@ -2,6 +2,8 @@
 
 import pytest
 
+from conftest import MYSQL_TEST_DB
+
 pytestmark = pytest.mark.django_db
 
 
@@ -21,9 +23,9 @@ def test_postgresql_tables_and_columns_feed_the_selects(cast, api_as, pg_datasou
 
 def test_mariadb_tables_and_columns_feed_the_selects(cast, api_as, mysql_datasource):
     assert _results(api_as, cast.author, f"tables/?datasource={mysql_datasource.pk}") == [
-        {"label": "dq_test.orders", "value": "dq_test.orders"}
+        {"label": f"{MYSQL_TEST_DB}.orders", "value": f"{MYSQL_TEST_DB}.orders"}
     ]
-    columns = _results(api_as, cast.author, f"columns/?datasource={mysql_datasource.pk}&table=dq_test.orders")
+    columns = _results(api_as, cast.author, f"columns/?datasource={mysql_datasource.pk}&table={MYSQL_TEST_DB}.orders")
     assert [c["value"] for c in columns] == ["order_id", "customer_email", "amount", "created_at", "Ünïcode note"]
 
 

@@ -32,7 +32,7 @@ def test_export_import_export_is_exact(cast, api_as, valid_params):
     Check.objects.all()._raw_delete(Check.objects.db)
     response = client.post("/api/v1/checks/import/", exported, content_type="application/yaml")
     assert response.status_code == 201, response.json()
-    assert len(response.json()) == 14
+    assert len(response.json()) == 17
     assert client.get("/api/v1/checks/export/").content.decode() == exported
 
 

@@ -15,7 +15,7 @@ def load_anomaly(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rules", "0008_value_range_date_bounds"),
+        ("rules", "0010_rejected_suggestions"),
     ]
 
     operations = [

@@ -187,3 +187,25 @@ def test_a_batch_registered_for_a_monitored_table_is_validated_by_the_monitors_c
         "CAST(`created_at` AS DATE) = CAST('" + run.biz_date.isoformat() + "' AS DATE) AND `label` = 'x'",
         "`label` = 'x'",
     ]
+
+
+def test_a_volume_monitor_judged_by_anomaly_detection_gets_the_detectors_knobs(cast, api_as, warehouse):
+    response = _switch_on(
+        api_as(cast.author),
+        datasource=warehouse.pk,
+        table=f"{SCHEMA}.orders",
+        time_column="created_at",
+        volume_comparison="anomaly",
+    )
+    assert response.status_code == 201, response.json()
+    volume = next(c for c in response.json()["checks"] if c["kind"] == "volume")
+    params = Check.objects.get(pk=volume["id"]).params
+    assert params["comparison_type"] == "anomaly"
+    assert {k: v for k, v in params.items() if k.startswith("anomaly_")} == {
+        "anomaly_direction": "both",
+        "anomaly_k_warn": 3.5,
+        "anomaly_k_fail": 5,
+        "anomaly_min_history": 14,
+        "anomaly_min_change_pct": 2,
+        "anomaly_seasonality": "auto",
+    }

@@ -7,26 +7,47 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('executions', '0008_result_run_window'),
-        ('rules', '0011_anomaly_comparison'),
+        ("executions", "0008_result_run_window"),
+        ("rules", "0011_anomaly_comparison"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ResultFeedback',
+            name="ResultFeedback",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('verdict', models.CharField(choices=[('expected', 'Expected (a false alarm)'), ('incident', 'A real incident')], max_length=10)),
-                ('given_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('given_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('result', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='feedback', to='executions.result')),
-                ('rule_check', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='rules.check')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[("expected", "Expected (a false alarm)"), ("incident", "A real incident")],
+                        max_length=10,
+                    ),
+                ),
+                ("given_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "given_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "result",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="feedback", to="executions.result"
+                    ),
+                ),
+                (
+                    "rule_check",
+                    models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="+", to="rules.check"),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['rule_check', 'verdict'], name='feedback_check_verdict')],
+                "indexes": [models.Index(fields=["rule_check", "verdict"], name="feedback_check_verdict")],
             },
         ),
     ]

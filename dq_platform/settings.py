@@ -123,6 +123,7 @@ INSTALLED_APPS = [
     "executions",
     "watching",
     "gates",
+    "profiling",
     "demo",
     "accounts",
 ]
@@ -367,6 +368,11 @@ DQ_PREVIEW_PER_USER = _env("int", "DQ_PREVIEW_PER_USER", default=3)
 if DQ_PREVIEW_PER_USER < 1:
     raise ImproperlyConfigured("DQ_PREVIEW_PER_USER must be at least 1.")
 DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
+# Table profiles (profiling/, dq_engine/profiling/): a table or batch of more rows is profiled on a
+# random sample of about this many rows (the document says so); up to DQ_PROFILE_EXACT_ROWS
+# profiled rows, distinct counts and quantiles are exact where the engine can compute them so.
+DQ_PROFILE_ROW_GUARD = _env("int", "DQ_PROFILE_ROW_GUARD", default=1_000_000)
+DQ_PROFILE_EXACT_ROWS = _env("int", "DQ_PROFILE_EXACT_ROWS", default=100_000)
 if DQ_RUN_TIME_LIMIT < 1:
     raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 1 second.")
 # Every worker process that runs runs writes a heartbeat this often (executions/heartbeat.py) ...

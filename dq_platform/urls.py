@@ -12,6 +12,7 @@ api_v1 = [
     path("", include("executions.urls")),
     path("", include("watching.urls")),
     path("", include("gates.urls")),
+    path("", include("profiling.urls")),
 ]
 
 urlpatterns = [

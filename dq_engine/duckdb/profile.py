@@ -33,9 +33,10 @@ class DuckDBProfileDialect(ProfileDialect):
         return exp.ApproxDistinct(this=column), False
 
     def quantiles(self, column: exp.Expression, kind: str, exact: bool) -> tuple[exp.Expression, bool]:
-        if exact:  # interpolated for numbers, a value of the column for times
-            name = "quantile_cont" if kind == NUMBER else "quantile_disc"
-            return exp.Anonymous(this=name, expressions=[column, fractions()]), True
+        if exact:  # interpolated in doubles for numbers (a decimal's would be rounded to its scale), a value for times
+            if kind == NUMBER:
+                return exp.Anonymous(this="quantile_cont", expressions=[self.double(column), fractions()]), True
+            return exp.Anonymous(this="quantile_disc", expressions=[column, fractions()]), True
         return exp.Anonymous(this="approx_quantile", expressions=[column, fractions()]), False
 
 

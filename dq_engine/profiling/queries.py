@@ -117,7 +117,8 @@ def first_pass(columns: list[ProfileColumn], dialect: ProfileDialect, exact: boo
             plan.quantiles_exact[column.name] = None if quantiles is None else quantiles[1]
         if column.kind == NUMBER:
             figures += [
-                ("mean", exp.Avg(this=ref())),
+                # Means in doubles on every engine: Spark and MariaDB round a decimal's AVG to a few places.
+                ("mean", exp.Avg(this=dialect.double(ref()))),
                 ("stddev", exp.StddevSamp(this=dialect.double(ref()))),
                 ("sum", exp.Sum(this=ref())),
             ]
@@ -126,7 +127,7 @@ def first_pass(columns: list[ProfileColumn], dialect: ProfileDialect, exact: boo
             figures += [
                 ("length_min", exp.Min(this=length.copy())),
                 ("length_max", exp.Max(this=length.copy())),
-                ("length_mean", exp.Avg(this=length.copy())),
+                ("length_mean", exp.Avg(this=dialect.double(length.copy()))),
                 # A length of 0, not `= ''`: a PAD SPACE collation takes ' ' for ''.
                 ("empty", _count_where(exp.EQ(this=length.copy(), expression=exp.Literal.number(0)))),
             ]

@@ -49,6 +49,8 @@ from dq_engine.spec import AUTO_ENGINE, Batch, JobSpec
 
 logger = logging.getLogger(__name__)
 
+SHAPES_BY_VALUE = 1000
+
 
 def profile(
     spec: ProfileSpec | dict[str, Any],
@@ -208,7 +210,11 @@ class Steps:
                 continue
             distinct = figures.get("distinct")
             few = distinct is not None and int(distinct) <= spec.top_values_limit
-            if few:
+            # A string column of up to SHAPES_BY_VALUE distinct values has its values counted
+            # (a small hash table) and their shapes matched in Python, once per value instead of
+            # three regexes per row; its top values are kept only up to the limit (document.py).
+            countable = column.kind == TEXT and distinct is not None and int(distinct) <= SHAPES_BY_VALUE
+            if few or countable:
                 wanted.append(GroupCount(column.name, TOP_VALUES, column.sql()))
             elif column.kind == TEXT:
                 wanted.append(GroupCount(column.name, SHAPE_MASK, shape_mask(column.sql(), dialect)))

@@ -253,3 +253,4 @@ MYSQL_ADDRESS = MYSQL
 
 
 from dq_engine.tests.conftest import spark  # noqa: E402,F401 - the test run's one SparkSession
+from executions.tests.conftest import celery_worker_process  # noqa: E402,F401 - a real worker on Redis

@@ -214,3 +214,31 @@ def test_a_spark_profile_of_the_parquet_dataset_has_the_same_right_figures(cast,
     assert profile["status"] == "done", profile["message"]
     assert profile["document"]["engine"] == "spark"
     assert_matches(profile["document"], fixture_rows())
+
+
+def test_a_page_of_fifty_profiles_makes_as_many_queries_as_a_page_of_five(cast, api_as, lake, make_datasource):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from profiling.models import Profile
+
+    restricted = make_datasource(
+        name="restricted", type="file", format="parquet", path=lake.path, allowed_groups=[cast.analysts]
+    )
+    for index in range(60):
+        Profile.objects.create(
+            datasource=restricted if index % 2 else lake,
+            table="orders",
+            status=Profile.Status.DONE,
+            document={"row_count": index, "columns": [], "engine": "duckdb"},
+            requested_by=cast.author,
+        )
+    client = api_as(cast.author)
+    counts = []
+    for size in (5, 50):
+        with CaptureQueriesContext(connection) as captured:
+            body = client.get(f"/api/v1/profiles/?page_size={size}").json()
+        assert len(body["results"]) == size and body["count"] == 60
+        counts.append(len(captured))
+    assert counts[0] == counts[1] <= 12, counts
+    assert api_as(cast.outsider).get("/api/v1/profiles/").json()["count"] == 30  # the open datasource's

@@ -150,6 +150,10 @@ def profile_changes(profile: Profile) -> dict | None:
     answer["previous"] = (
         None
         if previous is None
-        else {"id": previous.pk, "finished_at": previous.finished_at, "row_count": previous.document.get("row_count")}
+        else {
+            "id": previous.pk,
+            "finished_at": serializers.DateTimeField().to_representation(previous.finished_at),
+            "row_count": previous.document.get("row_count"),
+        }
     )
     return answer

@@ -15,9 +15,10 @@
 Every way's numbers are checked against each other and against the counts the generator planted;
 a mismatch fails the run (a benchmark that computes wrong numbers is worthless). The last line is
 `row_level=<x> full_set=<y> per_rule=<z> embedded_full_set=<e> pushdown_speedup=<p>
-duckdb_vs_hand=<d> pushdown_vs_hand=<h>`: the first four a ratio to Spark's scan floor
+duckdb_vs_hand=<d> pushdown_vs_hand=<h> profile_vs_summarize=<s> spark_profile=<q>`: the first four a ratio to Spark's scan floor
 (`embedded_full_set`: the DuckDB engine on the same files, the full set); `duckdb_vs_hand` the
-DuckDB engine's time over the hand-written DuckDB SQL's; the pushdown figures from bench/pushdown.py.
+DuckDB engine's time over the hand-written DuckDB SQL's; the pushdown figures from bench/pushdown.py,
+the table profiles' from bench/profile.py.
 
 Run: `make bench`, or `BENCH_ROWS=10000000 .venv/bin/python -m bench.run [--repeat N] [--breakdown]`.
 """
@@ -424,6 +425,10 @@ def main(argv: list[str] | None = None) -> None:
             from bench.pushdown import pushdown_benchmark
 
             extra.update(pushdown_benchmark(spark, dataset, repeat=repeat))
+        if os.environ.get("BENCH_PROFILE", "1") != "0":
+            from bench.profile import profile_benchmark
+
+            extra.update(profile_benchmark(spark, dataset, repeat=repeat))
     finally:
         spark.stop()
     print(last_line({**ratios, **extra}))
@@ -438,6 +443,8 @@ LAST_LINE_KEYS = (
     "pushdown_speedup",
     "duckdb_vs_hand",
     "pushdown_vs_hand",
+    "profile_vs_summarize",
+    "spark_profile",
 )
 
 

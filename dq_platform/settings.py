@@ -124,6 +124,7 @@ INSTALLED_APPS = [
     "watching",
     "gates",
     "monitors",
+    "profiling",
     "demo",
     "accounts",
 ]
@@ -374,6 +375,11 @@ DQ_KEPT_PAGE_SECONDS = _env("int", "DQ_KEPT_PAGE_SECONDS", default=10)
 if DQ_KEPT_PAGE_MB < 0 or DQ_KEPT_PAGE_SECONDS < 0:
     raise ImproperlyConfigured("DQ_KEPT_PAGE_MB and DQ_KEPT_PAGE_SECONDS must be 0 or more.")
 DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
+# Table profiles (profiling/, dq_engine/profiling/): a table or batch of more rows is profiled on a
+# random sample of about this many rows (the document says so); up to DQ_PROFILE_EXACT_ROWS
+# profiled rows, distinct counts and quantiles are exact where the engine can compute them so.
+DQ_PROFILE_ROW_GUARD = _env("int", "DQ_PROFILE_ROW_GUARD", default=1_000_000)
+DQ_PROFILE_EXACT_ROWS = _env("int", "DQ_PROFILE_EXACT_ROWS", default=100_000)
 if DQ_RUN_TIME_LIMIT < 1:
     raise ImproperlyConfigured("DQ_RUN_TIME_LIMIT must be at least 1 second.")
 # Every worker process that runs runs writes a heartbeat this often (executions/heartbeat.py) ...

@@ -13,6 +13,8 @@ api_v1 = [
     path("", include("watching.urls")),
     path("", include("gates.urls")),
     path("", include("monitors.urls")),
+    path("", include("profiling.urls")),
+    path("", include("profiling.suggestion_urls")),
 ]
 
 urlpatterns = [

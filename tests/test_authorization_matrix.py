@@ -262,6 +262,16 @@ MATRIX = [
     (MONITORED_OWNED, "DELETE /monitors/{monitor}/", 204, 404, 204),
     (MONITORED_DELETED, "GET /monitors/{monitor}/", 200, 404, 200),
     (MONITORED_DELETED, "POST /monitors/ +new_monitor_on_A", 400, 400, 400),
+    # --- table profiles: as readable as their datasource's data --------------------------------
+    (CREATED, "GET /profiles/ lists profile", Y, N, Y),
+    (CREATED, "GET /profiles/?datasource={A} lists profile", Y, 404, Y),
+    (CREATED, "GET /profiles/{profile}/", 200, 404, 200),
+    (CREATED, "GET /profiles/{profile}/changes/", 200, 404, 200),
+    (CREATED, "POST /profiles/ +profile_A", 202, 404, 202),
+    (CREATED, "POST /profiles/ +profile_B", 202, 202, 202),
+    (RESTRICTED, "GET /profiles/ lists profile", Y, N, Y),
+    (DELETED, "GET /profiles/{profile}/", 200, 404, 200),  # the data stays as readable as it was
+    (DELETED, "POST /profiles/ +profile_A", 404, 404, 404),  # a deleted datasource is not profiled
 ]
 
 
@@ -319,6 +329,8 @@ BODIES = {
         "src_datasource_id": w.ids["A"],
         "src_table": "orders",
     },
+    "profile_A": lambda w: {"datasource": w.ids["A"], "table": "orders"},
+    "profile_B": lambda w: {"datasource": w.ids["B"], "table": "orders"},
     "row_checks_on_B": lambda w: {
         "checks_yaml": "checks: [status == paid]",
         "src_datasource_id": w.ids["B"],
@@ -369,7 +381,22 @@ def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> Wor
     world.ids["preview"] = PreviewJob.objects.create(owner=users["member"]).pk
     _watch(world)
     _gate(world)
+    _profile(world)
     return world
+
+
+def _profile(world: World) -> None:
+    """A done profile of A's orders (made directly: profiling is tested in profiling/tests)."""
+    from profiling.models import Profile
+
+    profile = Profile.objects.create(
+        datasource_id=world.ids["A"],
+        table="orders",
+        status=Profile.Status.DONE,
+        document={"row_count": 3, "columns": []},
+        requested_by=world.users["member"],
+    )
+    world.ids["profile"] = profile.pk
 
 
 def _gate(world: World) -> None:

@@ -16,6 +16,7 @@ LISTS = [
     "/api/v1/runs/",
     "/api/v1/results/",
     "/api/v1/results/latest/",
+    "/api/v1/profiles/",
 ]
 
 

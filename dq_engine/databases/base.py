@@ -234,6 +234,25 @@ class Kind:
         """An aggregate of a numeric column as the database must compute it to answer as Spark."""
         return node
 
+    # --- table profiles (dq_engine/profiling/) ---------------------------------------------------
+    def profile_quantiles(self, column: exp.Expression, continuous: bool) -> exp.Expression | None:
+        """ONE aggregate giving the profile's quantile fractions (`fractions`) as a list, exact
+        (`continuous`: interpolated, for numbers; else a value of the column, for times), or None
+        when the database has no such aggregate (`profile_quantiles_query` then)."""
+        return None
+
+    def profile_quantiles_query(
+        self, column: exp.Expression, continuous: bool, fractions: list[float], rows: exp.Select
+    ) -> exp.Select | None:
+        """A query whose first row holds the quantiles, one column each, over `rows`; or None."""
+        return None
+
+    def profile_sample(self, table: exp.Table, fraction: float, seed: int) -> tuple[exp.Table, exp.Expression | None]:
+        """The table read as a random sample of about `fraction` of its rows, the same rows for every
+        statement of the profile: (the table, maybe with a sampling clause; a condition, or None)."""
+        rand = exp.Anonymous(this="RAND", expressions=[exp.Literal.number(seed)])
+        return table, exp.LT(this=rand, expression=exp.Literal.number(repr(fraction)))
+
     # --- Spark ----------------------------------------------------------------------------------
     identifier_quote = '"'  # how the database quotes a name (Spark pastes `dbtable` into its SELECT)
 

@@ -207,6 +207,23 @@ class MySQL(Kind):
         found = exp.Anonymous(this="REGEXP_INSTR", expressions=[text, exp.Literal.string("(?-i)" + pattern)])
         return exp.GT(this=found, expression=exp.Literal.number(0))
 
+    def profile_quantiles_query(
+        self, column: exp.Expression, continuous: bool, fractions: list[float], rows: exp.Select
+    ) -> exp.Select | None:
+        # Percentiles are window functions here: each over the whole batch, the first row read.
+        name = "PERCENTILE_CONT" if continuous else "PERCENTILE_DISC"
+        # NULLs first is MariaDB's own order (and percentiles skip NULLs): no CASE WHEN ... IS NULL key.
+        ordered = exp.Order(expressions=[exp.Ordered(this=column, nulls_first=True)])
+        selected = [
+            exp.Window(
+                this=exp.WithinGroup(
+                    this=exp.Anonymous(this=name, expressions=[exp.Literal.number(repr(f))]), expression=ordered.copy()
+                )
+            )
+            for f in fractions
+        ]
+        return rows.select(*selected, append=False).limit(1)
+
     def function_problem(self, node: exp.Expression) -> str | None:
         if isinstance(node, _WINDOW_ONLY):
             return (

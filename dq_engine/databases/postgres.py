@@ -156,6 +156,27 @@ class PostgreSQL(Kind):
     def regex_find(self, text: exp.Expression, pattern: str) -> exp.Expression:
         return exp.RegexpLike(this=text, expression=exp.Literal.string(pattern))  # rendered `text ~ 'pattern'`
 
+    def profile_quantiles(self, column: exp.Expression, continuous: bool) -> exp.Expression | None:
+        from dq_engine.profiling.queries import fractions
+
+        # percentile_cont(ARRAY[...]) WITHIN GROUP (ORDER BY col): every fraction in one sort.
+        name = "percentile_cont" if continuous else "percentile_disc"
+        array = exp.cast(fractions(), exp.DataType.build("DOUBLE PRECISION[]", dialect="postgres"))
+        ordered = exp.Order(expressions=[exp.Ordered(this=column)])
+        return exp.WithinGroup(this=exp.Anonymous(this=name, expressions=[array]), expression=ordered)
+
+    def profile_sample(self, table: exp.Table, fraction: float, seed: int) -> tuple[exp.Table, exp.Expression | None]:
+        sampled = table.copy()
+        sampled.set(
+            "sample",
+            exp.TableSample(
+                method=exp.var("BERNOULLI"),
+                percent=exp.Literal.number(repr(fraction * 100)),
+                seed=exp.Literal.number(seed),
+            ),
+        )
+        return sampled, None
+
 
 def _group(rest: str, at_start: bool) -> str | None:
     if rest.startswith(">"):

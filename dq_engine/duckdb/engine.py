@@ -83,3 +83,9 @@ class DuckDBEngine(SkeletonEngine):
                     config["threads"] = int(self.threads)
                 _databases[key] = duckdb.connect(":memory:", config=config)
             return _databases[key].cursor()
+
+    def profile_backend(self, spec: Any, secrets: Mapping[str, str]) -> Any:
+        """The table profiles' backend (dq_engine/profiling/), on a connection of its own."""
+        from dq_engine.duckdb.profile import DuckDBProfile
+
+        return DuckDBProfile(spec, self.connect())

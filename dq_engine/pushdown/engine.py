@@ -104,3 +104,9 @@ class PushdownEngine(SkeletonEngine):
     def _timeout(self, spec: JobSpec) -> int:
         from_spec = spec.limits.statement_timeout_seconds
         return int(self.statement_timeout or from_spec or DEFAULT_STATEMENT_TIMEOUT_SECONDS)
+
+    def profile_backend(self, spec: Any, secrets: Mapping[str, str]) -> Any:
+        """The table profiles' backend (dq_engine/profiling/): the database computes every figure."""
+        from dq_engine.pushdown.profile import PushdownProfile
+
+        return PushdownProfile(spec, secrets, self.statement_timeout or spec.statement_timeout_seconds)

@@ -75,6 +75,12 @@ class SparkEngine(SkeletonEngine):
             run = new_context(job, backend, secrets, cancel, plans)
             return run_checks(run, spark_application_id=spark.sparkContext.applicationId)
 
+    def profile_backend(self, spec: Any, secrets: Mapping[str, str]) -> Any:
+        """The table profiles' backend (dq_engine/profiling/), on the engine's session."""
+        from dq_engine.spark.profile import SparkProfile
+
+        return SparkProfile(self.spark, spec, secrets)
+
 
 def _slug(value: Any) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", str(value))[:40] or "run"

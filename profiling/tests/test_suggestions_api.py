@@ -24,8 +24,6 @@ from rules.params import validate_params
 
 from .profile_documents import profile_of
 
-pytestmark = pytest.mark.urls("profiling.tests.suggestion_urls_for_tests")
-
 SCHEMA = "dq_suggest"
 TABLE = f"{SCHEMA}.orders"
 COLUMNS = ["order_id", "email", "status", "amount", "qty", "zip", "day", "created_at"]

@@ -1,0 +1,71 @@
+"""Table profiles in the engine alone (the API tests, profiling/tests, check every figure on every
+engine): a column whose query fails ends with an error while the others report, an unreadable
+table is the document's error, a pinned engine that cannot read the table says so."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from dq_engine.duckdb.profile import DuckDBProfile
+from dq_engine.profiling import profile
+from dq_engine.spec import SpecError
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    table = pa.table({"id": [1, 2, 3, 4], "status": ["a", None, "b", "a"], "amount": [1.5, None, 3.0, 4.5]})
+    pq.write_table(table, tmp_path / "part-0.parquet")
+    return {"source": {"kind": "file", "format": "parquet", "path": str(tmp_path)}, "datasource": "d", "table": "t"}
+
+
+def _failing_for(column: str, method):
+    def wrapped(self, requests):
+        import duckdb
+
+        text = repr(requests)
+        if f"'{column}'" in text or f'"{column}"' in text:
+            raise duckdb.BinderException(f"Binder Error: cannot profile {column}")
+        return method(self, requests)
+
+    return wrapped
+
+
+def test_a_column_whose_aggregate_fails_ends_with_an_error_and_the_others_report(dataset, monkeypatch):
+    monkeypatch.setattr(DuckDBProfile, "aggregate", _failing_for("status", DuckDBProfile.aggregate))
+    document = profile(dataset)
+
+    columns = {c["name"]: c for c in document["columns"]}
+    assert "error" not in document and document["row_count"] == 4
+    assert columns["status"]["error"] == "Column status could not be profiled: Binder Error: cannot profile status"
+    assert columns["id"]["distinct"] == 4 and columns["amount"]["nulls"] == 1 and columns["amount"]["max"] == 4.5
+
+
+def test_a_column_whose_group_counts_fail_ends_with_an_error_and_the_others_keep_theirs(dataset, monkeypatch):
+    monkeypatch.setattr(DuckDBProfile, "group_counts", _failing_for("amount", DuckDBProfile.group_counts))
+    document = profile(dataset)
+
+    columns = {c["name"]: c for c in document["columns"]}
+    assert columns["amount"]["error"].startswith("Column amount could not be profiled (histogram): Binder Error")
+    assert columns["status"]["top_values"] == [{"value": "a", "count": 2}, {"value": "b", "count": 1}]
+    assert columns["id"]["histogram"]["counts"] == [1, 0, 0, 1, 0, 0, 1, 0, 0, 1]
+
+
+def test_an_unreadable_table_is_the_documents_error(tmp_path):
+    document = profile({"source": {"kind": "file", "format": "parquet", "path": str(tmp_path / "none")}})
+
+    assert document["columns"] == [] and document["row_count"] is None
+    assert document["error"].startswith("Batch profile could not be read")
+
+
+def test_a_pinned_engine_that_cannot_read_the_table_says_why(dataset):
+    document = profile({**dataset, "engine": "pushdown"})
+
+    assert "cannot run table t" in document["error"] and "pushdown reads tables in PostgreSQL" in document["error"]
+
+
+@pytest.mark.parametrize("field", [{"row_guard": 0}, {"bins": 5}, {"engine": "oracle"}, {"top_values_limit": -1}])
+def test_a_malformed_profile_spec_is_a_spec_error(dataset, field):
+    with pytest.raises(SpecError):
+        profile({**dataset, **field})

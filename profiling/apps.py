@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ProfilingConfig(AppConfig):
+    name = "profiling"
+    verbose_name = "Table profiles"

@@ -5,11 +5,9 @@ import importlib
 from pathlib import Path
 
 import pytest
-
-from conftest import MYSQL_TEST_DB
 from django.apps import apps
 
-from conftest import PG, PROBE_PASSWORD, PROBE_USER
+from conftest import MYSQL_TEST_DB, PG, PROBE_PASSWORD, PROBE_USER
 from datasources.connectors import connector_for
 from datasources.models import Datasource
 
@@ -99,4 +97,6 @@ def test_driver_options_reach_the_engine_as_the_drivers_properties(cast, api_as,
     mysql_datasource.options = {"ssl_disabled": True}
     mysql_datasource.save()
     assert api_as(cast.admin).post(f"/api/v1/datasources/{mysql_datasource.pk}/test/").json()["ok"] is True
-    assert connector_for(mysql_datasource).engine_source(f"{MYSQL_TEST_DB}.orders", {})["options"] == {"useSsl": "false"}
+    assert connector_for(mysql_datasource).engine_source(f"{MYSQL_TEST_DB}.orders", {})["options"] == {
+        "useSsl": "false"
+    }

@@ -16,7 +16,7 @@ KINDS = (VOLUME, FRESHNESS, SCHEMA)
 
 # The volume monitor's comparison when none is asked for: the dynamic range of the last 7 normal
 # runs (rules/catalog/comparison_types.yaml). The anomaly comparison replaces it once it exists.
-DEFAULT_VOLUME_COMPARISON = "last_7_runs_3_sigma"
+DEFAULT_VOLUME_COMPARISON = "anomaly"
 DEFAULT_CRON = "0 * * * *"  # hourly: freshness is worth knowing within the hour
 DEFAULT_FRESHNESS_MAX_AGE = 24.0
 DEFAULT_FRESHNESS_UNIT = "hours"

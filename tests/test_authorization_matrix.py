@@ -51,6 +51,7 @@ CREATED, MOVED, RESTRICTED, DELETED, MOVED_DELETED, OWNED = (
     "moved, A deleted",
     "A owned by analysts",
 )
+SUGGESTED = "A profiled, a suggestion rejected"
 MONITORED, MONITORED_OWNED, MONITORED_DELETED = (
     "A monitored",
     "A monitored, owned by analysts",
@@ -272,6 +273,12 @@ MATRIX = [
     (RESTRICTED, "GET /profiles/ lists profile", Y, N, Y),
     (DELETED, "GET /profiles/{profile}/", 200, 404, 200),  # the data stays as readable as it was
     (DELETED, "POST /profiles/ +profile_A", 404, 404, 404),  # a deleted datasource is not profiled
+    # --- suggested checks: from the profile, by those who may use its datasource ----------------
+    (SUGGESTED, "GET /suggestions/?datasource={A}&table=orders", 200, 404, 200),
+    (SUGGESTED, "POST /suggestions/accept/ +accept_suggestion", 201, 404, 201),
+    (SUGGESTED, "POST /suggestions/reject/ +reject_suggestion", 201, 404, 201),
+    (SUGGESTED, "GET /suggestions/rejected/?datasource={A}&table=orders", 200, 404, 200),
+    (SUGGESTED, "DELETE /suggestions/rejected/{rejected}/", 204, 404, 204),
 ]
 
 
@@ -330,6 +337,8 @@ BODIES = {
         "src_table": "orders",
     },
     "profile_A": lambda w: {"datasource": w.ids["A"], "table": "orders"},
+    "accept_suggestion": lambda w: {"datasource": w.ids["A"], "table": "orders", "fingerprint": w.ids["suggested"]},
+    "reject_suggestion": lambda w: {"datasource": w.ids["A"], "table": "orders", "fingerprint": w.ids["suggested"]},
     "profile_B": lambda w: {"datasource": w.ids["B"], "table": "orders"},
     "row_checks_on_B": lambda w: {
         "checks_yaml": "checks: [status == paid]",
@@ -393,10 +402,47 @@ def _profile(world: World) -> None:
         datasource_id=world.ids["A"],
         table="orders",
         status=Profile.Status.DONE,
-        document={"row_count": 3, "columns": []},
+        document=PROFILE_OF_ORDERS,
         requested_by=world.users["member"],
     )
     world.ids["profile"] = profile.pk
+
+
+# What a profile of the orders file says (order_id 1, 2, 3; status paid, NULL, void).
+PROFILE_OF_ORDERS = {
+    "version": 1,
+    "engine": "duckdb",
+    "profiled_at": "2026-12-01T00:00:00Z",
+    "row_count": 3,
+    "sample": {"rows": 3, "method": "full", "fraction": None, "row_guard": 1000000},
+    "columns": [
+        {
+            "name": "order_id",
+            "type": "BIGINT",
+            "kind": "number",
+            "rows": 3,
+            "nulls": 0,
+            "null_share": 0.0,
+            "distinct": 3,
+            "distinct_exact": True,
+            "min": 1,
+            "max": 3,
+            "mean": 2.0,
+            "stddev": 1.0,
+            "sum": 6,
+        }
+    ],
+}
+
+
+def _suggest(world: World) -> None:
+    """The admin reads the suggestions of A's orders and rejects the last one."""
+    suggestions = world.must("admin", "GET", f"/suggestions/?datasource={world.ids['A']}&table=orders", None, 200)
+    offered = suggestions["suggestions"]
+    assert len(offered) >= 2, offered
+    world.ids["suggested"] = offered[0]["fingerprint"]
+    body = {"datasource": world.ids["A"], "table": "orders", "fingerprint": offered[-1]["fingerprint"]}
+    world.ids["rejected"] = world.must("admin", "POST", "/suggestions/reject/", body, 201)["id"]
 
 
 def _gate(world: World) -> None:
@@ -472,6 +518,7 @@ SCENARIOS = {
     DELETED: [_delete_a],
     MOVED_DELETED: [_move, _delete_a],
     OWNED: [_own_a],
+    SUGGESTED: [_suggest],
     MONITORED: [_monitor_a],
     MONITORED_OWNED: [_monitor_a, _own_a],
     MONITORED_DELETED: [_monitor_a, _delete_a],

@@ -25,7 +25,7 @@ class Migration(migrations.Migration):
                 ('kinds', models.JSONField(help_text='Any of "volume", "freshness", "schema".')),
                 ('time_column', models.CharField(blank=True, max_length=256)),
                 ('volume_by_date', models.BooleanField(default=False, help_text='Count the rows of the business date only.')),
-                ('volume_comparison', models.CharField(default='last_7_runs_3_sigma', max_length=40)),
+                ('volume_comparison', models.CharField(default='anomaly', max_length=40)),
                 ('freshness_max_age', models.FloatField(default=24.0)),
                 ('freshness_unit', models.CharField(default='hours', max_length=10)),
                 ('failure_strategy', models.CharField(default='alert', max_length=10)),

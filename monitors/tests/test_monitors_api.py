@@ -35,7 +35,7 @@ def test_switching_on_a_table_makes_one_check_per_kind_and_an_hourly_schedule(ca
     assert (body["table"], body["time_column"], body["volume_by_date"]) == (f"{SCHEMA}.orders", "created_at", True)
     assert (body["schedule"], body["timezone"], body["enabled"]) == ("0 * * * *", "UTC", True)
     assert body["schedule_description"] and len(body["next_runs"]) == 3
-    assert body["volume_comparison"] == "last_7_runs_3_sigma"
+    assert body["volume_comparison"] == "anomaly"
     assert (body["freshness_max_age"], body["freshness_unit"]) == (24.0, "hours")
     by_kind = {c["kind"]: c for c in body["checks"]}
     assert {k: c["template"] for k, c in by_kind.items()} == {
@@ -45,7 +45,7 @@ def test_switching_on_a_table_makes_one_check_per_kind_and_an_hourly_schedule(ca
     }
     volume = Check.objects.get(pk=by_kind["volume"]["id"])
     assert volume.params["src_filter"] == "CAST(`created_at` AS DATE) = CAST('${biz_date}' AS DATE)"
-    assert volume.params["comparison_type"] == "last_7_runs_3_sigma"
+    assert volume.params["comparison_type"] == "anomaly"
     freshness = Check.objects.get(pk=by_kind["freshness"]["id"])
     assert (freshness.params["src_field"], freshness.params["comparison_value"]) == ("created_at", 24)
     assert freshness.owner == cast.author and freshness.current_version == 1

@@ -178,7 +178,7 @@ def judge(history: list[Point], at: datetime, value: float | None, settings: Set
     warn, fail = bands
     verdict = "fail" if _outside(value, fail) else "warn" if _outside(value, warn) else "pass"
     message = (
-        f"{_num(value)} is {_where(value, warn)} the expected range {_span(warn)} (fail beyond {_span(fail)}); "
+        f"{_num(value)} is {side_of(value, warn)} the expected range {_span(warn)} (fail beyond {_span(fail)}); "
         f"centre {_num(centre)}, seasonality {model['seasonality'].replace('_', ' ')}, "
         f"learned from {len(used)} earlier points"
     )
@@ -440,7 +440,8 @@ def _outside(value: float, band: tuple[float | None, float | None]) -> bool:
     return (low is not None and value < low) or (high is not None and value > high)
 
 
-def _where(value: float, band: tuple[float | None, float | None]) -> str:
+def side_of(value: float, band: tuple[float | None, float | None]) -> str:
+    """Where `value` lies against a band: "below", "above" or "within"."""
     low, high = band
     if low is not None and value < low:
         return "below"

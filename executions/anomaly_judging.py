@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from dq_engine.anomaly import Point, judge
+from dq_engine.anomaly import Point, judge, side_of
 from rules.comparison_types import COUNTED_WINDOW, ComparisonSpec
 from rules.params import anomaly_settings
 
@@ -101,7 +101,7 @@ def judge_statistic(
         # The pass range (the warn band): what a dynamic range calls its expected range, so the
         # trend and the baseline rules read both alike; null while the detector is still learning.
         "expected_range": found["warn_range"],
-        "side": _side(statistic, found["warn_range"]),
+        "side": None if statistic is None or found["warn_range"] is None else side_of(statistic, found["warn_range"]),
         "training": training[-LISTED:],
         "excluded": excluded[-LISTED:],
         "learned": {"used": len(training), "considered": considered, "excluded": counts, "sentence": sentence},
@@ -146,14 +146,3 @@ def _entry(rows: dict[int, Result], entry: dict[str, Any]) -> dict[str, Any]:
         if name in entry:
             out[name] = entry[name]
     return out
-
-
-def _side(statistic: float | None, warn: list | None) -> str | None:
-    if statistic is None or warn is None:
-        return None
-    low, high = warn
-    if low is not None and statistic < low:
-        return "below"
-    if high is not None and statistic > high:
-        return "above"
-    return "within"

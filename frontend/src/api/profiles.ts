@@ -74,8 +74,9 @@ export interface ProfileDetail extends Profile {
   changes: ProfileChanges | null
 }
 
-export const listProfiles = (datasource: number, table: string) =>
-  http.get<Page<Profile>>(`${API}/profiles/`, { datasource, table, page_size: 20 })
+/** Profiles of the whole table (`filter=` empty: a batch's profiles are not the table's), newest first. */
+export const listProfiles = (datasource: number, table: string, query: { status?: ProfileStatus; page_size?: number } = {}) =>
+  http.get<Page<Profile>>(`${API}/profiles/?filter=`, { datasource, table, page_size: 1, ...query })
 export const getProfile = (id: number) => http.get<ProfileDetail>(`${API}/profiles/${id}/`)
 export const requestProfile = (datasource: number, table: string) =>
   http.post<Profile>(`${API}/profiles/`, { datasource, table })

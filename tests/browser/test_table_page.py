@@ -162,6 +162,7 @@ def test_an_owner_profiles_a_table_accepts_its_suggested_checks_which_pass_and_s
     expect(suggestions.first).to_be_visible()  # the new figures suggest new bounds
 
     expect(page.locator(".el-message")).to_have_count(0, timeout=10_000)  # the toasts have gone
+    page.mouse.move(0, 0)  # nothing hovered in the pictures
     page.evaluate("window.scrollTo(0, 0)")
     assert_fits(page, "the table page")
     shots("table-page-1440", readme="table-page")

@@ -8,6 +8,7 @@ const none: Omit<ProfileChanges, 'previous'> = {
   columns_removed: [],
   columns_retyped: [],
   moves: [],
+  thresholds: { null_share_points: 0.05, relative: 0.1 },
 }
 const previous = { id: 1, finished_at: '2026-12-01T10:00:00Z', row_count: 10 }
 
@@ -19,16 +20,17 @@ describe('what changed since the previous profile, in lines a person reads', () 
 
   it('gives the rows, the columns added, removed and retyped, and one line per column that moved', () => {
     const lines = changeLinesOf({
+      ...none,
       previous,
       row_count: { before: 10, after: 13, change: 3, relative: 0.3 },
       columns_added: [{ name: 'note', type: 'text' }],
       columns_removed: [{ name: 'old', type: 'int' }],
       columns_retyped: [{ name: 'amount', before: 'int', after: 'numeric(10,2)' }],
       moves: [
-        { column: 'email', figure: 'null_share', before: 0.1, after: 2 / 13 },
-        { column: 'email', figure: 'distinct', before: 9, after: 11 },
-        { column: 'amount', figure: 'max', before: 90, after: 700.5 },
-        { column: 'created_at', figure: 'min', before: '2026-11-25T00:00:00', after: '2026-11-20T08:30:00' },
+        { column: 'email', figure: 'null_share', before: 0.1, after: 2 / 13, change: 2 / 13 - 0.1 },
+        { column: 'email', figure: 'distinct', before: 9, after: 11, change: 2 },
+        { column: 'amount', figure: 'max', before: 90, after: 700.5, change: 610.5 },
+        { column: 'created_at', figure: 'min', before: '2026-11-25T00:00:00', after: '2026-11-20T08:30:00', change: null },
       ],
     })
     expect(lines).toEqual([

@@ -21,6 +21,7 @@ from conftest import PG
 from executions.models import Result, Run
 from executions.tests.conftest import ROWS, TODAY
 from monitors.models import Monitor
+from profiling.models import Profile
 from rules.models import Check, RejectedSuggestion
 
 from .conftest import SCHEMA, sign_in, unexpected
@@ -194,6 +195,9 @@ def test_a_reader_sees_the_monitors_without_switches_and_a_failing_panel_does_no
     assert outsider.post("/api/v1/suggestions/accept/", fingerprint, format="json").status_code == 404
     assert outsider.get("/api/v1/monitors/", query).json()["count"] == 0
 
+    failed = "Table 'dq_e2e.orders' could not be read: permission denied."
+    Profile.objects.create(datasource=warehouse, table=TABLE, status=Profile.Status.ERROR, message=failed)
+
     # The suggestions' API fails: its panel says so with a retry; profile and monitors still show.
     failing = {"suggestions": True}
 
@@ -209,6 +213,7 @@ def test_a_reader_sees_the_monitors_without_switches_and_a_failing_panel_does_no
     suggestions_panel = page.get_by_test_id("suggestions-panel")
     expect(suggestions_panel.get_by_test_id("load-error")).to_contain_text("Suggestions are down.")
     expect(page.get_by_test_id("profile-panel")).to_contain_text("This table has no profile yet.")
+    expect(page.get_by_test_id("profile-failed")).to_have_text(f"The last profile failed: {failed}")
     monitor = page.get_by_test_id("monitor")
     expect(monitor).to_contain_text("Schema changes")
     expect(monitor.locator(".checks li")).to_have_count(1)

@@ -36,6 +36,7 @@ export interface ProfileSample {
 
 export interface Profile {
   id: number
+  url: string
   datasource: number
   datasource_name: string
   table: string
@@ -58,6 +59,8 @@ export interface Move {
   figure: string
   before: unknown
   after: unknown
+  /** after − before for numbers, else null (times). */
+  change: number | null
 }
 
 export interface ProfileChanges {
@@ -67,10 +70,20 @@ export interface ProfileChanges {
   columns_removed: { name: string; type: string }[]
   columns_retyped: { name: string; before: string; after: string }[]
   moves: Move[]
+  thresholds: { null_share_points: number; relative: number }
 }
 
 export interface ProfileDetail extends Profile {
-  document: { row_count: number; sample: ProfileSample; engine: string; columns: ColumnProfile[] } | null
+  document: {
+    version: number
+    source: { datasource: unknown; table: string; filter: string | null }
+    engine: string
+    engine_reason: string
+    profiled_at: string
+    row_count: number
+    sample: ProfileSample
+    columns: ColumnProfile[]
+  } | null
   changes: ProfileChanges | null
 }
 

@@ -184,6 +184,7 @@ def gate_view(request):
             "table": serializers.CharField(),
             "fail_mode": serializers.CharField(),
             "fail_mode_source": serializers.CharField(),
+            "may_change": serializers.BooleanField(),
             "checks": serializers.ListField(),
         },
     ),
@@ -191,7 +192,9 @@ def gate_view(request):
 @api_view(["GET"])
 def table_view(request):
     """A table as the table page shows it: its fail mode and the checks bound to it (each with its
-    newest result the caller may read). Its batches are `GET /batches/?datasource=&table=`."""
+    newest result the caller may read), and `may_change`: whether the caller answers for the
+    datasource (switches its monitors, releases its batches). Its batches are
+    `GET /batches/?datasource=&table=`."""
     params = request.query_params
     raw, table = params.get("datasource", "").strip(), params.get("table", "").strip()
     problems = {}
@@ -233,4 +236,7 @@ def table_view(request):
             }
         )
     body = {"datasource": datasource.pk, "datasource_name": datasource.name, "table": table}
-    return Response({**body, "fail_mode": fail_mode, "fail_mode_source": source, "checks": checks})
+    may_change = Datasource.objects.owned_by(request.user).filter(pk=datasource.pk).exists()
+    return Response(
+        {**body, "fail_mode": fail_mode, "fail_mode_source": source, "may_change": may_change, "checks": checks}
+    )

@@ -134,3 +134,17 @@ def test_an_outsider_cannot_register_a_batch_on_a_datasource_of_others(cast, api
     shop.allowed_groups.set([cast.analysts])
     response = api_as(cast.outsider).post("/api/v1/batches/", {"datasource": shop.pk, "table": ORDERS}, format="json")
     assert response.status_code == 400 and "datasource" in response.json()["fields"]
+
+
+def test_the_table_page_says_who_answers_for_the_table_owners_and_admins_not_other_readers(cast, api_as, shop):
+    query = {"datasource": shop.pk, "table": ORDERS}
+    answers = {
+        user.username: api_as(user).get("/api/v1/gated-table/", query)
+        for user in (cast.admin, cast.author, cast.outsider)
+    }
+    assert {name: r.status_code for name, r in answers.items()} == {"admin": 200, "author": 200, "outsider": 200}
+    assert {name: r.json()["may_change"] for name, r in answers.items()} == {
+        "admin": True,  # an administrator
+        "author": True,  # in the owner group, the analysts
+        "outsider": False,  # may read the open datasource, answers for nothing
+    }

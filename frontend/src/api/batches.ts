@@ -108,6 +108,8 @@ export interface GatedTable {
   table: string
   fail_mode: 'fail_closed' | 'fail_open'
   fail_mode_source: string
+  /** The caller answers for the datasource (an owner or an administrator): switches its monitors, releases batches. */
+  may_change: boolean
   checks: {
     id: number
     name: string

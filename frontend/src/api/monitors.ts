@@ -16,10 +16,11 @@ export interface Monitor {
   freshness_unit: 'hours' | 'minutes'
   failure_strategy: string
   enabled: boolean
-  schedule: string
-  timezone: string
+  /** null while the monitor has no schedule (made paused). */
+  schedule: string | null
+  timezone: string | null
   schedule_id: number | null
-  schedule_description: string
+  schedule_description: string | null
   next_runs: string[]
   checks: { id: number; name: string; kind: MonitorKind; table: string; template: string }[]
   owner: string | null

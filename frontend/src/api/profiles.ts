@@ -36,6 +36,7 @@ export interface ProfileSample {
 
 export interface Profile {
   id: number
+  url: string
   datasource: number
   datasource_name: string
   table: string
@@ -58,6 +59,8 @@ export interface Move {
   figure: string
   before: unknown
   after: unknown
+  /** after − before for numbers, else null (times). */
+  change: number | null
 }
 
 export interface ProfileChanges {
@@ -67,15 +70,26 @@ export interface ProfileChanges {
   columns_removed: { name: string; type: string }[]
   columns_retyped: { name: string; before: string; after: string }[]
   moves: Move[]
+  thresholds: { null_share_points: number; relative: number }
 }
 
 export interface ProfileDetail extends Profile {
-  document: { row_count: number; sample: ProfileSample; engine: string; columns: ColumnProfile[] } | null
+  document: {
+    version: number
+    source: { datasource: unknown; table: string; filter: string | null }
+    engine: string
+    engine_reason: string
+    profiled_at: string
+    row_count: number
+    sample: ProfileSample
+    columns: ColumnProfile[]
+  } | null
   changes: ProfileChanges | null
 }
 
-export const listProfiles = (datasource: number, table: string) =>
-  http.get<Page<Profile>>(`${API}/profiles/`, { datasource, table, page_size: 20 })
+/** Profiles of the whole table (`filter=` empty: a batch's profiles are not the table's), newest first. */
+export const listProfiles = (datasource: number, table: string, query: { status?: ProfileStatus; page_size?: number } = {}) =>
+  http.get<Page<Profile>>(`${API}/profiles/?filter=`, { datasource, table, page_size: 1, ...query })
 export const getProfile = (id: number) => http.get<ProfileDetail>(`${API}/profiles/${id}/`)
 export const requestProfile = (datasource: number, table: string) =>
   http.post<Profile>(`${API}/profiles/`, { datasource, table })

@@ -1,7 +1,17 @@
 import { API, http } from '@/http'
+import type { ProfileSample } from './profiles'
 
 /** Checks suggested from a table's latest profile, each with the figures behind it and a backtest. */
 export type Verdict = 'pass' | 'fail' | 'not_decidable'
+
+/** A verdict from a profile's figures alone, and what it rests on (`basis`: every row or a sample). */
+export interface Judgement {
+  profiled_at: string
+  basis: 'full' | 'sample'
+  rows: number | null
+  verdict: Verdict
+  reason: string
+}
 
 export interface Suggestion {
   fingerprint: string
@@ -24,17 +34,22 @@ export interface Suggestion {
   tolerance: unknown
   margin: unknown
   backtest: {
-    this_profile: { verdict: Verdict; reason: string } | null
-    earlier: { profiled_at: string; basis: string; rows: number; verdict: Verdict; reason: string }[]
+    /** The check judged on the profile it was suggested from (always there). */
+    this_profile: Judgement
+    earlier: Judgement[]
     summary: Record<Verdict, number>
-    holdout: { method: string; pairs: { suggested_from: string; judged_on: { verdict: Verdict } }[]; summary: Record<Verdict, number> } | null
+    holdout: {
+      method: string
+      pairs: { suggested_from: string; params: Record<string, unknown>; judged_on: Judgement }[]
+      summary: Record<Verdict, number>
+    }
   }
 }
 
 export interface Suggestions {
   datasource: number
   table: string
-  profile: { id: number; profiled_at: string; engine: string; row_count: number; sample: unknown } | null
+  profile: { id: number; profiled_at: string; engine: string; row_count: number; sample: ProfileSample } | null
   earlier_profiles: number
   message: string
   hidden: { rejected: number; already_checks: number }

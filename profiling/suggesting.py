@@ -340,7 +340,7 @@ def _nullness(document: dict, column: dict) -> list[dict]:
             return []
         kind = "null_share"
         why = (
-            f"{counted:,} of {rows:,} values are {what} ({how['observed_percent']:g} %) in {_sample_words(document)}; "
+            f"{counted:,} of {rows:,} values are {what} ({how['observed_percent']:.3g} %) in {_sample_words(document)}; "
             f"the check allows up to {how['threshold_percent']:g} %, the 99 % upper confidence bound of that share."
         )
     return [

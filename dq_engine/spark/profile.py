@@ -1,23 +1,32 @@
 """Spark's share of table profiles (dq_engine/profiling/): the batch read as runs read it
 (readers.py; the filter parsed and re-rendered by sql_safety; a JDBC batch persisted, so the
-database is read once), the first step as one aggregate in Spark SQL (`approx_count_distinct`,
+database is read once), the first step's aggregate in Spark SQL (`approx_count_distinct`,
 `percentile_approx`; exact `count(DISTINCT)` and `percentile` up to the exact-rows limit), the
-second as ONE scan: every request's key as a row of `inline(array(named_struct(i, key)))`, counted
-by one GROUP BY. The keys travel as strings and are read back by the column's type."""
+second as a scan where every request's key is a row of `inline(array(named_struct(i, key)))`,
+counted by one GROUP BY. The keys travel as strings and are read back by the column's type.
+
+Why each step is two Spark jobs run at the same time (measured in bench/README.md, "Table
+profiles"): an imperative aggregate (the distinct counts and quantiles) takes whole-stage code
+generation away from every aggregate of its query, so the plain figures (min, max, sums, means,
+lengths...) run as a query of their own, generated, beside it; the group counts are split in two
+halves reading different columns. Two jobs keep both cores of a small batch busy (a Parquet file
+of one row group is one task), and neither reads a column twice more than the one query would.
+Shapes use the engine's precompiled automaton (dq_rlike) where it answers the pattern."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from dq_engine.errors import BatchError
+from dq_engine.errors import BatchError, CheckError
 from dq_engine.profiling.queries import (
     FLAG,
     NUMBER,
+    SHAPE_MASK,
     TIME,
     TOP_VALUES,
     GroupCount,
@@ -42,6 +51,34 @@ ACCURACY = 10000
 class SparkProfileDialect(ProfileDialect):
     name = SQL_DIALECT
 
+    def __init__(self, spark: SparkSession | None = None):
+        self.spark = spark
+        self.automata: dict[str, exp.Expression | None] = {}
+
+    def regex(self, text: exp.Expression, pattern: str) -> exp.Expression:
+        """The engine's automaton (dq_rlike) where it answers the pattern: a third of RLIKE's time
+        on the bench's e-mails; else Spark's RLIKE (the shapes are fixed, known patterns)."""
+        if pattern not in self.automata:
+            self.automata[pattern] = self._automaton(pattern)
+        bound = self.automata[pattern]
+        if bound is None:
+            return super().regex(text, pattern)
+        bound = bound.copy()
+        bound.set("expressions", [text, *bound.expressions[1:]])
+        return bound
+
+    def _automaton(self, pattern: str) -> exp.Expression | None:
+        from dq_engine.fast_regex import compile_find
+        from dq_engine.spark.jvm import RLIKE, regex_find
+
+        if self.spark is None or compile_find(pattern) is None:
+            return None
+        try:
+            found = regex_find(self.spark, exp.column("dq_text"), pattern)
+        except CheckError:  # the engine's functions are not loaded: RLIKE
+            return None
+        return found if isinstance(found, exp.Anonymous) and found.name == RLIKE else None
+
     def distinct(self, column: exp.Expression, exact: bool) -> tuple[exp.Expression, bool]:
         if exact:
             return super().distinct(column, exact)
@@ -58,11 +95,32 @@ def render(expression: exp.Expression) -> str:
     return expression.sql(dialect=SQL_DIALECT, comments=False)
 
 
-class SparkProfile:
-    dialect = SparkProfileDialect()
+def imperative(expression: exp.Expression) -> bool:
+    """Whether Spark computes this aggregate imperatively (no code generation for its query)."""
+    if expression.find(exp.ApproxDistinct, exp.Distinct) is not None:
+        return True
+    return any(call.name.lower().startswith("percentile") for call in expression.find_all(exp.Anonymous))
 
+
+def halves(requests: list[GroupCount]) -> list[list[int]]:
+    """The requests' positions in two halves reading different columns, about equal in cost (a
+    shape mask runs regexes: three times a key's cost), the larger first; one half for one column."""
+    costs: dict[str, int] = {}
+    for request in requests:
+        costs[request.column] = costs.get(request.column, 0) + (3 if request.purpose == SHAPE_MASK else 1)
+    sides: list[set[str]] = [set(), set()]
+    loads = [0, 0]
+    for column in sorted(costs, key=lambda name: -costs[name]):
+        side = 0 if loads[0] <= loads[1] else 1
+        sides[side].add(column)
+        loads[side] += costs[column]
+    return [[i for i, r in enumerate(requests) if r.column in side] for side in sides if side]
+
+
+class SparkProfile:
     def __init__(self, spark: SparkSession, spec: ProfileSpec, secrets: Mapping[str, str]):
         self.spark, self.spec, self.secrets_map = spark, spec, secrets
+        self.dialect = SparkProfileDialect(spark)
         self.secrets = [v for v in secrets.values() if v]
         self.view = f"dq_profile_{uuid.uuid4().hex[:10]}"
         self.persisted: list[DataFrame] = []
@@ -111,12 +169,45 @@ class SparkProfile:
         self._use(self.frame.sample(fraction=fraction, seed=SAMPLE_SEED))
 
     def aggregate(self, expressions: list[exp.Expression]) -> tuple[Any, ...]:
+        """The plain aggregates and the imperative ones as two queries at the same time."""
+        parts = [[i for i, e in enumerate(expressions) if imperative(e) is side] for side in (False, True)]
+        parts = [part for part in parts if part]
+        rows = self._together([lambda part=part: self._select([expressions[i] for i in part]) for part in parts])
+        answer: list[Any] = [None] * len(expressions)
+        for part, row in zip(parts, rows, strict=True):
+            for index, value in zip(part, row, strict=True):
+                answer[index] = value
+        return tuple(answer)
+
+    def _select(self, expressions: list[exp.Expression]) -> tuple[Any, ...]:
         selected = ", ".join(render(e) for e in expressions)
         # Rendered from SQLGlot trees over quoted identifiers; the view's name is the engine's own.
         return tuple(self.spark.sql(f"SELECT {selected} FROM {self.view}").collect()[0])  # noqa: S608
 
+    def _together(self, jobs: list[Callable[[], Any]]) -> list[Any]:
+        """Each job's answer; two or more run in threads that inherit this thread's job group."""
+        if len(jobs) == 1:
+            return [jobs[0]()]
+        from concurrent.futures import ThreadPoolExecutor
+
+        from pyspark.util import inheritable_thread_target
+
+        with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="dq-profile") as pool:
+            futures = [pool.submit(inheritable_thread_target(self.spark)(job)) for job in jobs]
+            return [future.result() for future in futures]
+
     def group_counts(self, requests: list[GroupCount]) -> list[dict[Any, int]]:
-        """ONE scan: each row yields (request, key) pairs, counted by one GROUP BY."""
+        """Two scans at the same time, each over half the columns: each row yields (request, key)
+        pairs, counted by one GROUP BY."""
+        parts = halves(requests)
+        found = self._together([lambda part=part: self._counts([requests[i] for i in part]) for part in parts])
+        answers: list[dict[Any, int]] = [{} for _ in requests]
+        for part, counted in zip(parts, found, strict=True):
+            for index, answer in zip(part, counted, strict=True):
+                answers[index] = answer
+        return answers
+
+    def _counts(self, requests: list[GroupCount]) -> list[dict[Any, int]]:
         pairs = ", ".join(
             f"named_struct('dq_i', {index}, 'dq_k', CAST({render(r.key)} AS STRING))"
             for index, r in enumerate(requests)

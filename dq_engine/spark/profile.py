@@ -57,8 +57,9 @@ class SparkProfileDialect(ProfileDialect):
         self.automata: dict[str, exp.Expression | None] = {}
 
     def regex(self, text: exp.Expression, pattern: str) -> exp.Expression:
-        """The engine's automaton (dq_rlike) where it answers the pattern: a third of RLIKE's time
-        on the bench's e-mails; else Spark's RLIKE (the shapes are fixed, known patterns)."""
+        """The engine's automaton (dq_rlike) where it answers the pattern, in time linear in the
+        value (the e-mail shapes' scan: 0.54 s against RLIKE's 0.76 s on the bench's 1M rows);
+        else Spark's RLIKE (the shapes are fixed, known patterns)."""
         if pattern not in self.automata:
             self.automata[pattern] = self._automaton(pattern)
         bound = self.automata[pattern]
@@ -97,7 +98,8 @@ def render(expression: exp.Expression) -> str:
 
 
 def imperative(expression: exp.Expression) -> bool:
-    """Whether Spark computes this aggregate imperatively (no code generation for its query)."""
+    """Whether this aggregate costs its whole query the generated code: Spark's imperative
+    aggregates (HyperLogLog, the percentiles) and DISTINCT ones (rewritten with an Expand)."""
     if expression.find(exp.ApproxDistinct, exp.Distinct) is not None:
         return True
     return any(call.name.lower().startswith("percentile") for call in expression.find_all(exp.Anonymous))

@@ -109,3 +109,17 @@ def test_a_spark_profile_counts_string_shapes_and_every_figure_lands_on_its_colu
         assert abs(text["distinct"] - expected_text_distinct) <= 0.1 * expected_text_distinct
         assert abs(number["distinct"] - rows) <= 0.1 * rows and number["distinct_exact"] is False
         assert abs(number["quantiles"]["p50"] - rows / 2) <= 2 and number["quantiles_exact"] is False
+
+
+def test_a_sampled_spark_profile_counts_every_column_over_the_same_sample(spark, many_strings):
+    source, rows, _ = many_strings
+    document = profile({**source, "engine": "spark", "row_guard": 800}, spark=spark)
+
+    columns = {c["name"]: c for c in document["columns"]}
+    sampled = document["sample"]["rows"]
+    assert "error" not in document and document["sample"]["method"] == "sample" and 0 < sampled < rows
+    # `number` and `rank` hold every value once: each column's counts are the sample's rows.
+    assert columns["number"]["distinct"] == columns["rank"]["distinct"] == sampled
+    assert sum(columns["number"]["histogram"]["counts"]) == sampled and columns["number"]["nulls"] == 0
+    text = columns["text"]
+    assert text["rows"] == sampled and text["nulls"] + sum(text["looks"].values()) <= sampled

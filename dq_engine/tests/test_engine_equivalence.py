@@ -474,8 +474,16 @@ def answers(request, spark, tmp_path_factory) -> dict[str, dict[str, dict[str, A
 
 
 # --- the tests -------------------------------------------------------------------------------------
+# Templates whose statistic no engine answers the same way twice, or at all: a freshness age is
+# measured at run time (each engine runs at another moment; dq_engine/tests/test_freshness_metric.py
+# checks it on every engine against the age worked out from the newest row), and a file's age and
+# schema changes are answered by the platform from metadata and the catalog, not by an engine
+# (executions/tests and monitors/tests check them).
+COVERED_ELSEWHERE = {"freshness_check", "file_freshness_check", "schema_change_check"}
+
+
 def test_every_built_in_template_has_an_equivalence_case():
-    covered = {key for _, key, _ in CASES}
+    covered = {key for _, key, _ in CASES} | COVERED_ELSEWHERE
     missing = sorted(set(_templates()) - covered)
     assert not missing, f"Add equivalence cases for the templates {', '.join(missing)} (CASES above)."
 

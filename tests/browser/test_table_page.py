@@ -52,6 +52,7 @@ def open_table_page_from_the_catalog(
     page.get_by_test_id("table-page-link").click()
     page.wait_for_url(re.compile(rf".*/tables/\d+/{re.escape(table)}$"))
     expect(page.get_by_test_id("page-title")).to_have_text(table)
+    expect(page.locator("a.back")).to_have_text("Datasources")  # back where the user came from
 
 
 def profile_now(page) -> None:

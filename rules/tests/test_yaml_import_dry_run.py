@@ -227,3 +227,30 @@ def test_an_export_naming_a_check_the_user_may_not_see_is_a_400(cast, api_as, ma
     assert api_as(cast.author).get(EXPORT, {"ids": str(hidden.pk)}).status_code == 200
     assert outsider.get(EXPORT, {"ids": "1,x"}).status_code == 400
     assert outsider.get(EXPORT, {"ids": "99999999999999999999"}).status_code == 400
+
+
+def test_a_dry_run_over_a_check_the_user_owns_but_may_not_read_names_the_fields_without_their_values(
+    cast, api_as, make_datasource, parquet_dir, existing
+):
+    from django.contrib.auth.models import Group
+
+    others = Group.objects.create(name="others")
+    secret = make_datasource(
+        name="secret", type="file", format="parquet", path=str(parquet_dir), allowed_groups=[others]
+    )
+    nulls = existing["nulls"]
+    hidden = Check.objects.create(
+        name="mine but hidden",
+        template=nulls.template,
+        params={**nulls.params, "src_datasource_id": secret.pk},
+        owner=cast.author,
+    )
+    hidden.record_version(cast.author)
+    response = _dry_run(api_as(cast.author), _file(_check("mine but hidden", threshold=5)))
+    assert response.status_code == 200, response.json()
+    (planned,) = response.json()["checks"]
+    assert planned["outcome"] == "changed"
+    assert {c["field"]: (c["before"], c["after"]) for c in planned["changes"]} == {
+        "src_datasource": (None, "files"),
+        "threshold": (None, 5),
+    }

@@ -15,6 +15,7 @@ from rules.models import Check
 from rules.yaml_io import import_checks
 
 from .conftest import sign_in, unexpected
+from .test_browser_app import form_item
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -145,4 +146,19 @@ def test_a_user_exports_a_selection_edits_it_and_imports_it_after_reviewing_the_
     expect(page.get_by_test_id("version-message-2")).to_have_text("Tolerate five nulls in status")
     expect(page.get_by_test_id("version-diff")).to_contain_text("Threshold")
     shots("version-message", readme="import-version-message")
+
+    # A save in the form says what changed too.
+    page.get_by_role("tab", name="Settings").click()
+    form_item(page, "Threshold").locator("input").fill("7")
+    page.get_by_test_id("version-message").fill("Seven after the backfill")
+    page.get_by_test_id("save-check").click()
+    expect(page.get_by_test_id("current-version")).to_have_text("3")
+    page.get_by_role("tab", name=re.compile("Versions")).click()
+    expect(page.get_by_test_id("version-message-3")).to_have_text("Seven after the backfill")
+    expect(page.get_by_test_id("version-message-2")).to_have_text("Tolerate five nulls in status")
+    assert list(status.versions.values_list("number", "message")) == [
+        (1, ""),
+        (2, "Tolerate five nulls in status"),
+        (3, "Seven after the backfill"),
+    ]
     assert not unexpected(console_errors), console_errors

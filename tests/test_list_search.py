@@ -6,9 +6,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
-from django.utils import timezone
 
-from tests.support.many_checks import bulk_checks
+from tests.support.many_checks import bulk_checks, bulk_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -119,35 +118,13 @@ def test_datasources_are_searched_by_name_and_asked_by_id_among_those_the_member
     assert _names(by_id) == ["shop"]
 
 
-def _runs_of(checks, datasource, author=None) -> list:
-    """One finished run per check, oldest first (the list shows the newest first)."""
-    from executions.models import Run, RunDatasource
-
-    made = Run.objects.bulk_create(
-        Run(
-            status=Run.Status.PASSED,
-            biz_date=date(2026, 11, 1),
-            data_time=timezone.now(),
-            rule_set_hash="h",
-            created_by=author,
-        )
-        for _ in checks
-    )
-    Run.check_versions.through.objects.bulk_create(
-        Run.check_versions.through(run_id=run.pk, checkversion_id=check.versions.get().pk)
-        for run, check in zip(made, checks, strict=True)
-    )
-    RunDatasource.objects.bulk_create(RunDatasource(run=run, datasource=datasource) for run in made)
-    return made
-
-
 def test_runs_are_found_by_a_checks_name_by_number_and_by_author_only_among_visible_runs(
     cast, api_as, many_checks, shop, ledger
 ):
     plain, needle, hidden = many_checks
-    (needle_run,) = _runs_of([needle], shop, author=cast.admin)  # the oldest: on the last page
-    _runs_of(plain[:120], shop)
-    (hidden_run,) = _runs_of([hidden], ledger)
+    (needle_run,) = bulk_runs([needle], shop, author=cast.admin)  # the oldest: on the last page
+    bulk_runs(plain[:120], shop)
+    (hidden_run,) = bulk_runs([hidden], ledger)
     client = api_as(cast.author)
     everything = client.get("/api/v1/runs/", {"page_size": 50, "page": 3}).json()
     assert everything["count"] == 121 and everything["results"][-1]["id"] == needle_run.pk

@@ -116,18 +116,26 @@ class DatasourceViewSet(viewsets.ModelViewSet):
             return Response({"ok": False, "message": str(exc)})
         return Response({"ok": True, "message": message})
 
-    @extend_schema(responses=TableSerializer(many=True))
+    @extend_schema(
+        parameters=[OpenApiParameter("search", str, description="Part of the table's name")],
+        responses=TableSerializer(many=True),
+    )
     @action(detail=True, methods=["get"], pagination_class=None)
     def tables(self, request, pk=None):
+        """Every table of the live catalog (not paged: the source answers them at once)."""
         datasource = self.get_object()
+        text = search_text(request.query_params).casefold()
         try:
             names = connector_for(datasource).tables()
         except ConnectorError as exc:
             raise SourceUnavailable(str(exc)) from None
-        return Response([{"name": name} for name in names])
+        return Response([{"name": name} for name in names if text in name.casefold()])
 
     @extend_schema(
-        parameters=[OpenApiParameter("table", str, required=True, description="A name from tables/.")],
+        parameters=[
+            OpenApiParameter("table", str, required=True, description="A name from tables/."),
+            OpenApiParameter("search", str, description="Part of the column's name"),
+        ],
         responses=ColumnSerializer(many=True),
     )
     @action(detail=True, methods=["get"], pagination_class=None)
@@ -136,10 +144,11 @@ class DatasourceViewSet(viewsets.ModelViewSet):
         table = request.query_params.get("table", "").strip()
         if not table:
             raise ValidationError({"table": ["This query parameter is required: a table name from tables/."]})
+        text = search_text(request.query_params).casefold()
         try:
             columns = connector_for(datasource).columns(table)
         except TableNotFound as exc:
             raise NotFound(str(exc)) from None
         except ConnectorError as exc:
             raise SourceUnavailable(str(exc)) from None
-        return Response([{"name": c.name, "type": c.type} for c in columns])
+        return Response([{"name": c.name, "type": c.type} for c in columns if text in c.name.casefold()])

@@ -172,3 +172,11 @@ def test_schedules_and_alert_channels_are_searched_by_name(cast, api_as, many_ch
     client = api_as(cast.author)
     assert _names(client.get("/api/v1/schedules/", {"search": "PAYMENTS"}).json()) == ["nightly payments"]
     assert _names(client.get("/api/v1/alert-channels/", {"search": "payments"}).json()) == ["payments mail"]
+
+
+def test_the_live_catalog_is_searched_by_part_of_a_table_or_column_name(cast, api_as, make_datasource, parquet_dir):
+    lake = make_datasource(name="lake", type="file", format="parquet", path=str(parquet_dir))
+    client = api_as(cast.author)
+    assert client.get(f"/api/v1/datasources/{lake.pk}/tables/", {"search": "CUST"}).json() == [{"name": "customers"}]
+    columns = client.get(f"/api/v1/datasources/{lake.pk}/columns/", {"table": "orders", "search": "Stat"}).json()
+    assert [c["name"] for c in columns] == ["status"]

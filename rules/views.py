@@ -23,6 +23,7 @@ from dq_platform.ids import as_id
 from dq_platform.kept_pages import kept
 from dq_platform.pagination import CountedApart
 from dq_platform.parsers import JSONParser, read_limited
+from dq_platform.search import id_list
 from executions.filters import filter_checks_by_last_result
 from executions.models import Run
 
@@ -150,6 +151,7 @@ CHECK_FILTERS = [
     OpenApiParameter("template", str, description="A rule template key"),
     OpenApiParameter("search", str, description="Part of the check's name"),
     OpenApiParameter("datasource", int, description="Checks that read this datasource"),
+    OpenApiParameter("ids", str, description="Only these checks: ids, comma-separated (a picker naming its choices)"),
 ]
 
 
@@ -190,6 +192,9 @@ class CheckViewSet(viewsets.ModelViewSet):
             checks = checks.filter(name__icontains=filters.validated_data["search"])
         if "datasource" in filters.validated_data:
             checks = checks.filter(datasources=filters.validated_data["datasource"])
+        ids = id_list(self.request.query_params)
+        if ids is not None:
+            checks = checks.filter(pk__in=ids)
         if self.action == "list" and self.request.query_params.get("last_status"):
             # Only then: the runs the caller may see are worked out for this filter alone.
             checks = filter_checks_by_last_result(

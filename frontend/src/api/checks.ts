@@ -7,6 +7,8 @@ export interface CheckFilters {
   datasource?: number | ''
   /** The newest result's status, comma-separated (`fail,error`), or `never`. */
   last_status?: string
+  /** Only these checks, comma-separated ids (a picker naming the ones it holds). */
+  ids?: string
 }
 
 export interface CheckInput {

@@ -2,23 +2,23 @@ package org.dqplatform.engine.profile;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
+import java.util.function.UnaryOperator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-import org.apache.spark.sql.catalyst.expressions.XXH64;
 import org.apache.spark.sql.types.*;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * One column's figures over the rows one task reads, then merged across tasks: non-NULL values, a
- * distinct-count sketch, exact value counts while there are few values, and by kind min, max, sum,
- * mean, variance (Welford, merged by Chan's formula) and a quantile sketch (numbers, times), lengths,
- * empty strings and shape masks (strings). A value that cannot be read ends this column with an
+ * One column's figures over the rows one task reads, then merged across tasks: non-NULL values,
+ * exact value counts while there are at most `limit` values (every other figure then follows from
+ * them, exactly), else a distinct-count sketch and by kind min, max, sum, mean, variance (shifted
+ * sums, merged by Chan's formula) and a quantile sketch (numbers, times), lengths, empty strings
+ * and shape masks (strings). A value that cannot be read ends this column with an
  * error; the other columns go on.
  */
 final class ColumnProfile implements Serializable {
   private static final long serialVersionUID = 1L;
-  private static final long SEED = 42L;
 
   enum Reader { BYTE, SHORT, INT, LONG, FLOAT, DOUBLE, DECIMAL, BIG_DECIMAL, DATE, TIMESTAMP, STRING, BOOLEAN, OTHER }
 
@@ -88,6 +88,9 @@ final class ColumnProfile implements Serializable {
   }
 
   // --- one row --------------------------------------------------------------------------------
+  // While a column's values are counted (at most `limit` of them), a row costs one probe of the
+  // counts: every other figure is derived from the counts once, when they are answered or when
+  // they overflow (`replay`). Only a column with more values pays for each figure on each row.
   void add(InternalRow row, int i) {
     if (row.isNullAt(i)) return;
     values++;
@@ -107,35 +110,91 @@ final class ColumnProfile implements Serializable {
       case STRING: text(row.getUTF8String(i)); break;
       case BOOLEAN: {
         long bit = row.getBoolean(i) ? 1 : 0;
-        long hash = XXH64.hashLong(bit, SEED);
-        distinct.add(hash);
-        counts.addLong(hash, bit, 1);
+        if (!counted(Hashing.ofLong(bit), bit)) distinct.add(Hashing.ofLong(bit));
         break;
       }
       default: break;
     }
   }
 
-  private void keyed(long key) {
-    long hash = XXH64.hashLong(key, SEED);
-    distinct.add(hash);
-    if (!counts.overflowed() && !counts.addLong(hash, key, 1)) counts.overflow();
+  private boolean counted(long hash, long key) {
+    if (counts.overflowed()) return false;
+    if (counts.addLong(hash, key, 1)) return true;
+    overflow();
+    return false;
+  }
+
+  private boolean counted(long hash, Object key, UnaryOperator<Object> copy) {
+    if (counts.overflowed()) return false;
+    if (counts.addObject(hash, key, copy, 1)) return true;
+    overflow();
+    return false;
+  }
+
+  /** Too many values to count: the counted ones' figures are taken now, each row's from now on. */
+  private void overflow() {
+    replay(false);
+    counts.overflow();
+  }
+
+  /**
+   * Every counted value's figures, weighted by its count. `last`: the counts are answered, so the
+   * quantile sketch takes each value with its weight as it is (exact); before, while rows still
+   * come, it takes the value as many times as it was counted.
+   */
+  private void replay(boolean last) {
+    finishing = last;
+    counts.forEach((hash, longKey, objectKey, times) -> {
+      if (!last) distinct.add(hash);
+      switch (reader) {
+        case FLOAT: case DOUBLE: floatingFigures(Double.longBitsToDouble(longKey), times); break;
+        case DECIMAL: decimalFigures(longKey, times); break;
+        case BIG_DECIMAL: bigFigures((BigDecimal) objectKey, times); break;
+        case DATE: case TIMESTAMP: momentFigures(longKey, times); break;
+        case STRING: textFigures((UTF8String) objectKey, times); break;
+        case BOOLEAN: break;
+        default: wholeFigures(longKey, times);
+      }
+    });
+    finishing = false;
+  }
+
+  private transient boolean finishing;
+
+  private void sketch(double value, long times) {
+    if (Double.isNaN(value)) return;
+    if (finishing) {
+      quantiles.addWeighted(value, times);
+    } else {
+      for (long t = 0; t < times; t++) quantiles.add(value);
+    }
   }
 
   private void whole(long value) {
-    keyed(value);
+    long hash = Hashing.ofLong(value);
+    if (counted(hash, value)) return;
+    distinct.add(hash);
+    wholeFigures(value, 1);
+  }
+
+  private void wholeFigures(long value, long times) {
     extremes(value);
+    addSum(value, times);
+    moments(value, times);
+  }
+
+  private void addSum(long value, long times) {
     if (sumBig == null) {
-      long total = sumLong + value;
-      if (((sumLong ^ total) & (value ^ total)) < 0) { // overflow: exact from here on
-        sumBig = BigDecimal.valueOf(sumLong).add(BigDecimal.valueOf(value));
-      } else {
+      long product = value * times;
+      boolean fits = Math.multiplyHigh(value, times) == (product >> 63);
+      long total = sumLong + product;
+      if (fits && ((sumLong ^ total) & (product ^ total)) >= 0) {
         sumLong = total;
+        return;
       }
-    } else {
-      sumBig = sumBig.add(BigDecimal.valueOf(value));
+      sumBig = BigDecimal.valueOf(sumLong); // past a long's range: exact from here on
     }
-    moments(value);
+    sumBig = sumBig.add(BigDecimal.valueOf(value).multiply(BigDecimal.valueOf(times)));
   }
 
   private void extremes(long value) {
@@ -149,16 +208,16 @@ final class ColumnProfile implements Serializable {
     }
   }
 
-  private void moments(double value) {
+  private void moments(double value, long times) {
     // Sums shifted by the first value (no division per value, and no cancellation as long as the
     // first value is of the data's magnitude); merged as (count, mean, M2) by Chan's formula.
     if (moments == 0) shift = value;
     double shifted = value - shift;
-    sumDouble += value;
-    moments++;
-    shiftedSum += shifted;
-    shiftedSquares += shifted * shifted;
-    if (!Double.isNaN(value)) quantiles.add(value);
+    sumDouble += value * times;
+    moments += times;
+    shiftedSum += shifted * times;
+    shiftedSquares += shifted * shifted * times;
+    sketch(value, times);
   }
 
   private double mean() {
@@ -171,7 +230,14 @@ final class ColumnProfile implements Serializable {
 
   private void floating(double value) {
     double normal = value == 0.0 ? 0.0 : value; // -0.0 and 0.0 are one value, as Spark groups them
-    keyed(Double.doubleToLongBits(normal)); // every NaN has one bit pattern here
+    long bits = Double.doubleToLongBits(normal); // every NaN has one bit pattern here
+    long hash = Hashing.ofLong(bits);
+    if (counted(hash, bits)) return;
+    distinct.add(hash);
+    floatingFigures(value, 1);
+  }
+
+  private void floatingFigures(double value, long times) {
     if (!seen) {
       seen = true;
       minDouble = maxDouble = value;
@@ -179,7 +245,7 @@ final class ColumnProfile implements Serializable {
       if (Double.compare(value, minDouble) < 0) minDouble = value; // NaN is the largest, as in Spark
       if (Double.compare(value, maxDouble) > 0) maxDouble = value;
     }
-    moments(value);
+    moments(value, times);
   }
 
   private static final double[] TENS = new double[19];
@@ -190,26 +256,27 @@ final class ColumnProfile implements Serializable {
   }
 
   private void decimal(long unscaled) {
-    keyed(unscaled);
+    long hash = Hashing.ofLong(unscaled);
+    if (counted(hash, unscaled)) return;
+    distinct.add(hash);
+    decimalFigures(unscaled, 1);
+  }
+
+  private void decimalFigures(long unscaled, long times) {
     extremes(unscaled);
-    if (sumBig == null) {
-      long total = sumLong + unscaled;
-      if (((sumLong ^ total) & (unscaled ^ total)) < 0) {
-        sumBig = BigDecimal.valueOf(sumLong).add(BigDecimal.valueOf(unscaled));
-      } else {
-        sumLong = total;
-      }
-    } else {
-      sumBig = sumBig.add(BigDecimal.valueOf(unscaled));
-    }
-    moments(unscaled / TENS[scale]);
+    addSum(unscaled, times);
+    moments(unscaled / TENS[scale], times);
   }
 
   private void big(BigDecimal value) {
     byte[] bytes = value.unscaledValue().toByteArray();
-    long hash = XXH64.hashUnsafeBytes(bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length, SEED);
+    long hash = Hashing.ofBytes(bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length);
+    if (counted(hash, value, k -> k)) return;
     distinct.add(hash);
-    if (!counts.overflowed() && !counts.addObject(hash, value, k -> k, 1)) counts.overflow();
+    bigFigures(value, 1);
+  }
+
+  private void bigFigures(BigDecimal value, long times) {
     if (!seen) {
       seen = true;
       minBig = maxBig = value;
@@ -218,14 +285,21 @@ final class ColumnProfile implements Serializable {
     } else if (value.compareTo(maxBig) > 0) {
       maxBig = value;
     }
-    sumBig = sumBig == null ? value : sumBig.add(value);
-    moments(value.doubleValue());
+    BigDecimal product = times == 1 ? value : value.multiply(BigDecimal.valueOf(times));
+    sumBig = sumBig == null ? product : sumBig.add(product);
+    moments(value.doubleValue(), times);
   }
 
   private void moment(long value) {
-    keyed(value);
+    long hash = Hashing.ofLong(value);
+    if (counted(hash, value)) return;
+    distinct.add(hash);
+    momentFigures(value, 1);
+  }
+
+  private void momentFigures(long value, long times) {
     extremes(value);
-    quantiles.add(value);
+    sketch(value, times);
   }
 
   /**
@@ -249,20 +323,19 @@ final class ColumnProfile implements Serializable {
   }
 
   private void text(UTF8String value) {
+    long hash = Hashing.ofBytes(value.getBaseObject(), value.getBaseOffset(), value.numBytes());
+    if (counted(hash, value, k -> ((UTF8String) k).clone())) return;
+    distinct.add(hash);
+    textFigures(value, 1);
+  }
+
+  private void textFigures(UTF8String value, long times) {
     int length = characters(value);
     if (length < lengthMin) lengthMin = length;
     if (length > lengthMax) lengthMax = length;
-    lengthSum += length;
-    if (length == 0) empty++;
-    Object base = value.getBaseObject();
-    long hash = XXH64.hashUnsafeBytes(base, value.getBaseOffset(), value.numBytes(), SEED);
-    distinct.add(hash);
-    if (!counts.overflowed()) {
-      if (counts.addObject(hash, value, k -> ((UTF8String) k).clone(), 1)) return;
-      shapesOfCounted(); // too many values to count: their shapes are counted from now on
-      counts.overflow();
-    }
-    masks[mask(value)]++;
+    lengthSum += length * times;
+    if (length == 0) empty += times;
+    masks[mask(value)] += times;
   }
 
   private static int mask(UTF8String value) {
@@ -272,10 +345,6 @@ final class ColumnProfile implements Serializable {
     }
     byte[] bytes = value.getBytes();
     return Shapes.mask(bytes, 0, bytes.length);
-  }
-
-  private void shapesOfCounted() {
-    counts.forEach((longKey, objectKey, count) -> masks[mask((UTF8String) objectKey)] += count);
   }
 
   void fail(Throwable cause) {
@@ -288,8 +357,14 @@ final class ColumnProfile implements Serializable {
     if (error == null && other.error != null) error = other.error;
     values += other.values;
     if (reader == Reader.OTHER) return;
+    boolean mine = !counts.overflowed(), theirs = !other.counts.overflowed();
+    if (mine && theirs && counts.fits(other.counts)) { // every figure still follows from the counts
+      counts.merge(other.counts);
+      return;
+    }
+    if (mine) overflow();
+    if (theirs) other.overflow();
     distinct.merge(other.distinct);
-    mergeCounts(other);
     if (reader == Reader.STRING) {
       lengthMin = Math.min(lengthMin, other.lengthMin);
       lengthMax = Math.max(lengthMax, other.lengthMax);
@@ -348,20 +423,6 @@ final class ColumnProfile implements Serializable {
     return reader == Reader.BIG_DECIMAL ? BigDecimal.ZERO : BigDecimal.valueOf(sumLong);
   }
 
-  private void mergeCounts(ColumnProfile other) {
-    if (!counts.overflowed() && !other.counts.overflowed() && counts.fits(other.counts)) {
-      counts.merge(other.counts);
-      return;
-    }
-    if (reader == Reader.STRING) {
-      if (!counts.overflowed()) shapesOfCounted();
-      if (!other.counts.overflowed()) {
-        other.counts.forEach((longKey, objectKey, count) -> masks[mask((UTF8String) objectKey)] += count);
-      }
-    }
-    counts.overflow();
-  }
-
   // --- the answer -----------------------------------------------------------------------------
   void json(Json out, int bins, double[] fractions) {
     out.open();
@@ -371,13 +432,15 @@ final class ColumnProfile implements Serializable {
       out.close();
       return;
     }
-    out.key("distinct").number(distinct.estimate());
+    boolean countedAll = !counts.overflowed();
+    if (countedAll) replay(true); // every figure from the counts, quantiles and histogram exact
+    out.key("distinct").number(countedAll ? counts.size() : distinct.estimate());
     out.key("counts");
-    if (counts.overflowed()) {
+    if (!countedAll) {
       out.nothing();
     } else {
       out.array();
-      counts.forEach((longKey, objectKey, count) -> {
+      counts.forEach((hash, longKey, objectKey, count) -> {
         out.array();
         key(out, longKey, objectKey);
         out.number(count).end();
@@ -406,7 +469,7 @@ final class ColumnProfile implements Serializable {
           else out.decimal(q);
         }
         out.end();
-        out.key("sketch_exact").bool(quantiles.exact());
+        out.key("sketch_exact").bool(countedAll || quantiles.exact());
       }
     }
     if (seen && number()) {

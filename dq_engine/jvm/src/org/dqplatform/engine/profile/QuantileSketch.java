@@ -24,7 +24,7 @@ final class QuantileSketch implements Serializable {
   private static final long serialVersionUID = 1L;
   static final int K = 2048;
   private static final int MIN = 8;
-  private static final int ACTIVE = 6;
+  private static final int ACTIVE = 5;
   private static final double SHRINK = 2.0 / 3.0;
 
   private double[][] levels = {new double[16]};
@@ -76,6 +76,12 @@ final class QuantileSketch implements Serializable {
     coin ^= coin >>> 7;
     coin ^= coin << 17;
     return coin >>> 1;
+  }
+
+  /** A value standing for `weight` values, kept as it is (counted values: exact). */
+  void addWeighted(double value, long weight) {
+    count += weight;
+    extra(value, weight);
   }
 
   long count() {

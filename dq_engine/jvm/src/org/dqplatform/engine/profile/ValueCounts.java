@@ -133,12 +133,12 @@ final class ValueCounts implements Serializable {
   }
 
   interface Visitor {
-    void visit(long longKey, Object objectKey, long count);
+    void visit(long hash, long longKey, Object objectKey, long count);
   }
 
   void forEach(Visitor visitor) {
     for (int i = 0; i < used.length; i++) {
-      if (used[i]) visitor.visit(longKeys[i], objectKeys[i], counts[i]);
+      if (used[i]) visitor.visit(hashes[i], longKeys[i], objectKeys[i], counts[i]);
     }
   }
 }

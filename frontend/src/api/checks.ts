@@ -13,6 +13,8 @@ export interface CheckInput {
   name: string
   template: string
   params: Params
+  /** '' (the template's) or one of the six quality dimensions. */
+  dimension?: string
 }
 
 /** One page of checks by name, filtered by the server. */

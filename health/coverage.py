@@ -11,6 +11,7 @@ from __future__ import annotations
 from .catalog import current_snapshots
 from .scope import Scope, ScopedCheck
 
+UNCHECKED_LISTED = 20
 DEFINITION = (
     "tables: catalog tables with at least one check ÷ tables in the catalog; columns: distinct catalog "
     "columns named by a check ÷ columns of the catalog tables whose columns are known"
@@ -27,7 +28,7 @@ def coverage_of(scope: Scope, checks: list[ScopedCheck]) -> dict:
     for check in checks:
         checked_columns.setdefault((check.datasource_id, check.table), set()).update(check.columns)
     tables = tables_checked = columns = columns_checked = 0
-    catalogs = []
+    catalogs, unchecked = [], []
     for datasource_id, name in scope.datasources.items():
         snapshot = snapshots.get(datasource_id)
         known = snapshot is not None and snapshot.known
@@ -48,6 +49,8 @@ def coverage_of(scope: Scope, checks: list[ScopedCheck]) -> dict:
             tables += 1
             named = checked_columns.get((datasource_id, table))
             tables_checked += named is not None
+            if named is None:
+                unchecked.append({"datasource": datasource_id, "datasource_name": name, "table": table})
             if column_names is not None:
                 columns += len(column_names)
                 columns_checked += len(set(column_names) & (named or set()))
@@ -60,4 +63,5 @@ def coverage_of(scope: Scope, checks: list[ScopedCheck]) -> dict:
         "columns_checked": columns_checked,
         "column_share": _share(columns_checked, columns),
         "catalogs": catalogs,
+        "unchecked_tables": unchecked[:UNCHECKED_LISTED],
     }

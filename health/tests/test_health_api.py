@@ -164,6 +164,7 @@ def test_coverage_divides_checked_tables_and_columns_by_the_catalog(world, cast,
     assert (coverage["tables"], coverage["tables_checked"], coverage["table_share"]) == (3, 2, 66.7)
     assert (coverage["columns"], coverage["columns_checked"], coverage["column_share"]) == (7, 4, 57.1)
     assert coverage["catalogs"][0]["known"] is True and coverage["catalogs"][0]["message"] == ""
+    assert [t["table"] for t in coverage["unchecked_tables"]] == ["refunds"]
 
 
 def test_a_new_table_counts_once_the_catalog_is_read_again(world, cast, api_as, file_roots):

@@ -111,6 +111,7 @@ def test_the_health_pages_score_a_tables_checks_by_dimension_and_the_datasources
         percent(len(named) * 100 / sum(catalog_columns.values()))
     )
     expect(coverage).to_contain_text(f"{len(named)} of {sum(catalog_columns.values())} named by a check")
+    expect(page.get_by_test_id("unchecked-tables")).to_have_text("No check yet: customers")
     expect(page.get_by_test_id("health-score")).to_have_text(score)
     shots("datasource", readme="health-datasource")
 
@@ -137,4 +138,19 @@ def test_the_health_pages_score_a_tables_checks_by_dimension_and_the_datasources
     expect(page.get_by_test_id("table-health").get_by_test_id("health-score")).to_have_text(score)
     assert_fits(page, "the table page")
     shots("table-narrow", readme="health-table-1024")
+
+    # --- the check form files "ids present" under validity instead: no new version, new scores --
+    page.set_viewport_size(WIDE)
+    page.goto(live_server.url + f"/checks/{ids_present}")
+    dimension = page.get_by_test_id("check-dimension")
+    expect(dimension).to_contain_text("Accuracy")
+    dimension.click()
+    page.locator(".el-select-dropdown__item:visible", has_text=re.compile(r"^Validity$")).click()
+    page.get_by_test_id("save-check").click()
+    expect(page.locator(".el-message")).to_contain_text("Nothing changed: still version 1.")
+    page.goto(live_server.url + f"/tables/{lake.pk}/orders")
+    validity = page.get_by_test_id("table-health").locator("[data-dimension=validity]")
+    expect(validity).to_contain_text("2 of 2 decided passed")
+    expect(page.get_by_test_id("table-health").locator("[data-dimension=accuracy]")).to_contain_text("No check")
+    expect(page.get_by_test_id("table-health").get_by_test_id("health-score")).to_have_text(score)
     assert unexpected(console_errors) == []

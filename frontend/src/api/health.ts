@@ -41,6 +41,8 @@ export interface Coverage {
   columns_checked: number
   column_share: number | null
   catalogs: CatalogState[]
+  /** The first tables of the catalog that no check reads. */
+  unchecked_tables: { datasource: number; datasource_name: string; table: string }[]
 }
 
 export interface UnresolvedIncident {

@@ -64,7 +64,9 @@ export function healthTrendOption(days: TrendDay[]): ChartOption | null {
     xAxis: {
       type: 'category',
       data: days.map((d) => d.date.slice(5)),
-      axisLabel: { hideOverlap: true },
+      // Every fifth day, counted back from today, so today is always labelled.
+      axisLabel: { interval: (index: number) => (days.length - 1 - index) % 5 === 0, margin: 10 },
+      axisTick: { interval: (index: number) => (days.length - 1 - index) % 5 === 0 },
       boundaryGap: false,
     },
     yAxis: { type: 'value', min: 0, max: 100, axisLabel: { formatter: '{value}%' }, splitLine: { lineStyle: { color: '#eef1f5' } } },
@@ -75,7 +77,7 @@ export function healthTrendOption(days: TrendDay[]): ChartOption | null {
         data: days.map((d) => d.score),
         connectNulls: false,
         symbol: 'circle',
-        symbolSize: 5,
+        symbolSize: 7,
         itemStyle: { color: '#409eff' },
         areaStyle: { color: 'rgba(64, 158, 255, 0.08)' },
       },

@@ -32,6 +32,8 @@ def health_of(user, where: scope.Scope) -> dict:
         "tables_with_checks": len(ranked),
         "worst_tables": ranked[:WORST_LISTED] if where.kind == "platform" else ranked,
     }
+    if where.kind == "platform":
+        body["datasources"] = tables.datasource_rows(checks, statuses, where.datasources)
     if where.kind == "table":
         body["checks"] = [
             {"id": c.id, "name": c.name, "dimension": c.dimension, "status": statuses.get(c.id)} for c in checks

@@ -30,23 +30,23 @@ def current_snapshots(datasource_ids: list[int]) -> dict[int, CatalogSnapshot]:
 
 
 def refresh(datasource: Datasource) -> CatalogSnapshot:
+    """Read the catalog now. update_or_create: two pages refreshing at once write one row."""
     now = timezone.now()
-    snapshot = CatalogSnapshot.objects.filter(datasource=datasource).first() or CatalogSnapshot(
-        datasource=datasource, tried_at=now
-    )
-    snapshot.tried_at = now
     connector = connector_for(datasource)
     try:
         names = connector.tables()
     except ConnectorError as exc:
-        snapshot.message = f"The catalog of {datasource.name} could not be read: {exc}"
-        snapshot.save()
+        snapshot, _ = CatalogSnapshot.objects.update_or_create(
+            datasource=datasource,
+            defaults={"tried_at": now, "message": f"The catalog of {datasource.name} could not be read: {exc}"},
+        )
         return snapshot
     tables: dict[str, list[str] | None] = {}
     for index, name in enumerate(sorted(names)):
         tables[name] = _column_names(connector, name) if index < settings.DQ_HEALTH_CATALOG_COLUMN_TABLES else None
-    snapshot.tables, snapshot.taken_at, snapshot.message = tables, now, ""
-    snapshot.save()
+    snapshot, _ = CatalogSnapshot.objects.update_or_create(
+        datasource=datasource, defaults={"tables": tables, "taken_at": now, "tried_at": now, "message": ""}
+    )
     return snapshot
 
 

@@ -32,23 +32,26 @@ def coverage_of(scope: Scope, checks: list[ScopedCheck]) -> dict:
     for datasource_id, name in scope.datasources.items():
         snapshot = snapshots.get(datasource_id)
         known = snapshot is not None and snapshot.known
-        catalogs.append(
-            {
-                "datasource": datasource_id,
-                "datasource_name": name,
-                "known": known,
-                "taken_at": snapshot.taken_at if snapshot else None,
-                "message": snapshot.message if snapshot else "",
-            }
-        )
+        entry = {
+            "datasource": datasource_id,
+            "datasource_name": name,
+            "known": known,
+            "taken_at": snapshot.taken_at if snapshot else None,
+            "message": snapshot.message if snapshot else "",
+            "tables": 0,
+            "tables_checked": 0,
+        }
+        catalogs.append(entry)
         if not known:
             continue
         for table, column_names in snapshot.tables.items():
             if scope.table and table != scope.table:
                 continue
             tables += 1
+            entry["tables"] += 1
             named = checked_columns.get((datasource_id, table))
             tables_checked += named is not None
+            entry["tables_checked"] += named is not None
             if named is None:
                 unchecked.append({"datasource": datasource_id, "datasource_name": name, "table": table})
             if column_names is not None:

@@ -26,3 +26,14 @@ def ranked_tables(checks: list[ScopedCheck], statuses: dict[int, str], names: di
         )
     )
     return rows
+
+
+def datasource_rows(checks: list[ScopedCheck], statuses: dict[int, str], names: dict[int, str]) -> list[dict]:
+    """Each datasource in scope with the tally of its checks, by name (those without checks too)."""
+    tallies = {pk: Tally() for pk in names}
+    for check in checks:
+        tallies[check.datasource_id].add(statuses.get(check.id))
+    return [
+        {"datasource": pk, "datasource_name": names[pk], **tallies[pk].as_dict()}
+        for pk in sorted(names, key=lambda pk: names[pk].lower())
+    ]

@@ -45,6 +45,9 @@ HEALTH = inline_serializer(
         "tables_with_checks": serializers.IntegerField(),
         "worst_tables": serializers.ListField(help_text="Lowest score first, then most failing checks"),
         "checks": serializers.ListField(required=False, help_text="The table scope only: its checks"),
+        "datasources": serializers.ListField(
+            required=False, help_text="The platform scope only: each datasource's tally, by name"
+        ),
     },
 )
 

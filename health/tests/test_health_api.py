@@ -131,6 +131,12 @@ def test_the_platform_counts_only_the_datasources_the_caller_may_use(world, cast
         ("shop", "orders", 75.0),
     ]
     assert "vault" not in str(outsider)
+    assert [(d["datasource_name"], d["score"], d["checks"]) for d in member["datasources"]] == [
+        ("shop", 66.7, 9),
+        ("vault", 0.0, 1),
+    ]
+    vault_catalog = next(c for c in member["coverage"]["catalogs"] if c["datasource_name"] == "vault")
+    assert (vault_catalog["tables"], vault_catalog["tables_checked"]) == (1, 1)
     assert api_as(cast.outsider).get(f"/api/v1/health/datasources/{world['vault'].pk}/").status_code == 404
     table = f"/api/v1/health/tables/?datasource={world['vault'].pk}&table=ledger"
     assert api_as(cast.outsider).get(table).status_code == 404

@@ -95,6 +95,9 @@ def test_the_health_pages_score_a_tables_checks_by_dimension_and_the_datasources
     worst = page.get_by_test_id("worst-tables")
     expect(worst.locator(".el-table__row")).to_have_count(1)
     expect(worst.locator(".el-table__row")).to_contain_text(score)
+    datasources = page.get_by_test_id("health-datasources").locator(".el-table__row")
+    expect(datasources).to_have_count(1)
+    expect(datasources).to_contain_text("1 of 2")  # orders checked, customers not
     assert_fits(page, "the health page")
     shots("platform", readme="health")
 

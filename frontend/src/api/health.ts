@@ -27,6 +27,8 @@ export interface TrendDay {
 export interface CatalogState {
   datasource: number
   datasource_name: string
+  tables: number
+  tables_checked: number
   known: boolean
   taken_at: string | null
   message: string
@@ -87,6 +89,8 @@ export interface Health {
   tables_with_checks: number
   worst_tables: TableHealthRow[]
   checks?: { id: number; name: string; dimension: string; status: string | null }[]
+  /** The platform only: each datasource's tally, by name. */
+  datasources?: (HealthTally & { datasource: number; datasource_name: string })[]
 }
 
 export const platformHealth = () => http.get<Health>(`${API}/health/`)

@@ -289,3 +289,24 @@ def test_a_check_names_its_dimension_or_takes_its_templates(world, cast, api_as)
     assert wrong.status_code == 400 and "completeness" in str(wrong.json()["fields"]["dimension"])
     sql = client.get(f"/api/v1/checks/{world['checks']['customers sql'].pk}/").json()
     assert sql["effective_dimension"] == "validity"
+
+
+def test_a_catalog_that_cannot_be_read_again_keeps_the_one_before_and_says_why(world, cast, api_as, file_roots):
+    shop = world["shop"]
+    api_as(cast.author).get(f"/api/v1/health/datasources/{shop.pk}/")
+    (file_roots / "shop").rename(file_roots / "shop-moved")
+    answer = api_as(cast.author).post(f"/api/v1/health/datasources/{shop.pk}/catalog/").json()["coverage"]
+    assert (answer["tables"], answer["tables_checked"]) == (3, 2)  # the catalog read before
+    assert answer["catalogs"][0]["known"] is True
+    assert "could not be read" in answer["catalogs"][0]["message"]
+
+
+def test_a_stale_catalog_is_read_again_on_the_next_page(world, cast, api_as, file_roots, settings):
+    shop = world["shop"]
+    api_as(cast.author).get(f"/api/v1/health/datasources/{shop.pk}/")
+    (file_roots / "shop" / "returns.csv").write_text("return_id\n1\n")
+    kept = api_as(cast.author).get(f"/api/v1/health/datasources/{shop.pk}/").json()["coverage"]
+    assert kept["tables"] == 3  # within DQ_HEALTH_CATALOG_MAX_AGE: the kept catalog
+    settings.DQ_HEALTH_CATALOG_MAX_AGE = 0
+    fresh = api_as(cast.author).get(f"/api/v1/health/datasources/{shop.pk}/").json()["coverage"]
+    assert fresh["tables"] == 4

@@ -11,6 +11,7 @@ from executions.evaluation import formula_in_words
 
 from .models import QUALITY_DIMENSIONS, Check, CheckVersion, ComparisonType, RuleTemplate
 from .params import ParamsInvalid, validate_params
+from .version_message import MessageInvalid, version_message
 
 
 class InputSummarySerializer(serializers.Serializer):
@@ -93,6 +94,7 @@ class CheckVersionSerializer(serializers.ModelSerializer):
             "content_hash",
             "created_by",
             "created_at",
+            "message",
         ]
 
 
@@ -128,6 +130,12 @@ class CheckSerializer(serializers.ModelSerializer):
         help_text="The dimension the health scores file the check under: `dimension`, else the template's "
         "(a custom template's checks count as validity)."
     )
+    message = serializers.CharField(
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        help_text="What changed: kept on the version this write creates (none when nothing changed).",
+    )
 
     class Meta:
         model = Check
@@ -145,6 +153,7 @@ class CheckSerializer(serializers.ModelSerializer):
             "updated_at",
             "dimension",
             "effective_dimension",
+            "message",
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
         validators = []  # name uniqueness among live checks is checked in validate_name
@@ -164,6 +173,12 @@ class CheckSerializer(serializers.ModelSerializer):
         if clash.exists():
             raise serializers.ValidationError(f"A check named {name!r} already exists.")
         return name
+
+    def validate_message(self, message: str) -> str:
+        try:
+            return version_message(message)
+        except MessageInvalid as exc:
+            raise serializers.ValidationError(str(exc)) from None
 
     def get_template_version(self, check) -> int | None:
         annotated = getattr(check, "template_version_in_use", None)
@@ -199,19 +214,21 @@ class CheckSerializer(serializers.ModelSerializer):
 
     def create(self, validated_data):
         user = self.context["request"].user
+        message = validated_data.pop("message", "")
         with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
             check = Check.objects.create(owner=user, **validated_data)
-            check.record_version(user)
+            check.record_version(user, message=message)
         return check
 
     def update(self, instance, validated_data):
         """Expects the check's row lock held by the caller's transaction (CheckViewSet.update),
         so the save and its version are one step among concurrent edits."""
+        message = validated_data.pop("message", "")
         for key, value in validated_data.items():
             setattr(instance, key, value)
         with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
             instance.save()
-            version = instance.record_version(self.context["request"].user)
+            version = instance.record_version(self.context["request"].user, message=message)
         instance.template_version_in_use = version.template_version  # the queryset's annotation is stale now
         return instance
 

@@ -137,6 +137,8 @@ export interface CheckVersion {
   content_hash: string
   created_by: string | null
   created_at: string
+  /** What changed, as its author said when saving or importing ('' when nothing was said). */
+  message: string
 }
 
 export interface HistoryPoint {

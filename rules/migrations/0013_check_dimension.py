@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rules", "0011_anomaly_comparison"),
+        ("rules", "0012_checkversion_message"),
     ]
 
     operations = [

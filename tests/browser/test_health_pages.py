@@ -144,6 +144,8 @@ def test_the_health_pages_score_a_tables_checks_by_dimension_and_the_datasources
 
     # --- the check form files "ids present" under validity instead: no new version, new scores --
     page.set_viewport_size(WIDE)
+    page.goto(live_server.url + f"/checks/{checks['completeness']}")
+    expect(page.get_by_test_id("check-dimension")).to_contain_text("From the template (Completeness)")
     page.goto(live_server.url + f"/checks/{ids_present}")
     dimension = page.get_by_test_id("check-dimension")
     expect(dimension).to_contain_text("Accuracy")

@@ -385,6 +385,20 @@ class ComparisonType(models.Model):
         return [t for t in RuleTemplate.objects.all() if self.key in t.allowed_comparison_types()]
 
 
+# The dimensions a check is scored in (DAMA's six, DolphinScheduler's four among them). A template
+# may say `custom` (its own SQL measures anything): its checks count as validity unless they name
+# their dimension (`Check.dimension`).
+QUALITY_DIMENSIONS = ("completeness", "uniqueness", "validity", "timeliness", "accuracy", "consistency")
+UNCLASSIFIED_COUNTS_AS = "validity"
+
+
+def effective_dimension(check_dimension: str, template_dimension: str) -> str:
+    """The dimension a check is scored in: its own when it names one, else its template's."""
+    if check_dimension:
+        return check_dimension
+    return template_dimension if template_dimension in QUALITY_DIMENSIONS else UNCLASSIFIED_COUNTS_AS
+
+
 class CheckQuerySet(models.QuerySet):
     def alive(self) -> CheckQuerySet:
         return self.filter(deleted_at__isnull=True)
@@ -415,6 +429,14 @@ class Check(models.Model):
     current_version = models.PositiveIntegerField(default=0)
     datasources = models.ManyToManyField("datasources.Datasource", related_name="checks", blank=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="checks")
+    # Empty: the template's. Not part of a version: it files the check, it changes no result.
+    dimension = models.CharField(
+        max_length=20,
+        blank=True,
+        default="",
+        choices=[(key, key.capitalize()) for key in QUALITY_DIMENSIONS],
+        help_text="The quality dimension the check is scored in; empty: its template's.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -431,6 +453,10 @@ class Check(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def effective_dimension(self) -> str:
+        return effective_dimension(self.dimension, self.template.dimension)
 
     def datasource_ids(self) -> set[int]:
         return {self.params[f] for f in ("src_datasource_id", "target_datasource_id") if self.params.get(f) is not None}

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
-from .models import Check, CheckVersion, ComparisonType, RuleTemplate
+from .models import QUALITY_DIMENSIONS, Check, CheckVersion, ComparisonType, RuleTemplate
 from .params import ParamsInvalid, validate_params
 from .version_message import MessageInvalid, version_message
 
@@ -116,6 +116,20 @@ class CheckSerializer(serializers.ModelSerializer):
     upgrade_available = serializers.SerializerMethodField(
         help_text="The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on."
     )
+    dimension = serializers.ChoiceField(
+        choices=[("", "From the template"), *((key, key.capitalize()) for key in QUALITY_DIMENSIONS)],
+        allow_blank=True,
+        required=False,
+        help_text="The quality dimension the check is scored in; empty: its template's.",
+        error_messages={
+            "invalid_choice": f'"{{input}}" is not a dimension; use one of {", ".join(QUALITY_DIMENSIONS)}, '
+            'or "" for the template\'s.'
+        },
+    )
+    effective_dimension = serializers.SerializerMethodField(
+        help_text="The dimension the health scores file the check under: `dimension`, else the template's "
+        "(a custom template's checks count as validity)."
+    )
     message = serializers.CharField(
         write_only=True,
         required=False,
@@ -137,6 +151,8 @@ class CheckSerializer(serializers.ModelSerializer):
             "owner",
             "created_at",
             "updated_at",
+            "dimension",
+            "effective_dimension",
             "message",
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
@@ -145,6 +161,9 @@ class CheckSerializer(serializers.ModelSerializer):
     def get_formula(self, check: Check) -> str:
         params = check.params if isinstance(check.params, dict) else {}
         return formula_in_words(params.get("check_type"), params.get("operator"), params.get("threshold"))
+
+    def get_effective_dimension(self, check: Check) -> str:
+        return check.effective_dimension
 
     def validate_name(self, name: str) -> str:
         name = plain_name(name, "A check's name")

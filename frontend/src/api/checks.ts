@@ -15,6 +15,8 @@ export interface CheckInput {
   name: string
   template: string
   params: Params
+  /** '' (the template's) or one of the six quality dimensions. */
+  dimension?: string
   /** What changed: kept on the version this save writes. */
   message?: string
 }

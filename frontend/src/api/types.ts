@@ -122,6 +122,10 @@ export interface Check {
   owner: string | null
   created_at: string
   updated_at: string
+  /** The quality dimension the check names for itself; '' takes its template's. */
+  dimension?: string
+  /** The dimension the health scores file it under. */
+  effective_dimension?: string
 }
 
 export interface CheckVersion {

@@ -6,6 +6,7 @@ import java.util.function.UnaryOperator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.*;
+import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -114,6 +115,41 @@ final class ColumnProfile implements Serializable {
         break;
       }
       default: break;
+    }
+  }
+
+  /**
+   * One column of a batch the scan decoded (column by column: the scan's own vectors, without
+   * building rows); the same figures as `add`, row by row.
+   */
+  void addVector(ColumnVector vector, int rows) {
+    boolean nulls = vector.hasNull();
+    if (reader == Reader.OTHER) {
+      values += rows - vector.numNulls();
+      return;
+    }
+    for (int r = 0; r < rows; r++) {
+      if (nulls && vector.isNullAt(r)) continue;
+      values++;
+      switch (reader) {
+        case BYTE: whole(vector.getByte(r)); break;
+        case SHORT: whole(vector.getShort(r)); break;
+        case INT: whole(vector.getInt(r)); break;
+        case LONG: whole(vector.getLong(r)); break;
+        case FLOAT: floating(vector.getFloat(r)); break;
+        case DOUBLE: floating(vector.getDouble(r)); break;
+        case DECIMAL: decimal(precision <= Decimal.MAX_INT_DIGITS() ? vector.getInt(r) : vector.getLong(r)); break;
+        case BIG_DECIMAL: big(vector.getDecimal(r, precision, scale).toJavaBigDecimal()); break;
+        case DATE: moment(vector.getInt(r)); break;
+        case TIMESTAMP: moment(vector.getLong(r)); break;
+        case STRING: text(vector.getUTF8String(r)); break;
+        case BOOLEAN: {
+          long bit = vector.getBoolean(r) ? 1 : 0;
+          if (!counted(Hashing.ofLong(bit), bit)) distinct.add(Hashing.ofLong(bit));
+          break;
+        }
+        default: break;
+      }
     }
   }
 

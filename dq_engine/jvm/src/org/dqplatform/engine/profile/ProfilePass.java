@@ -5,13 +5,19 @@ import java.util.Collections;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.execution.ColumnarToRowExec;
+import org.apache.spark.sql.execution.InputAdapter;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.WholeStageCodegenExec;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * A table profile's figures in ONE pass over the batch: each task loops once over the rows the scan
- * decodes (the query's own InternalRows) and updates every column's figures (ColumnProfile); the
+ * A table profile's figures in ONE pass over the batch: each task loops once over what the scan
+ * decodes and updates every column's figures (ColumnProfile): the scan's columnar batches where the
+ * batch is a whole columnar table (column by column, no rows built), else the query's rows. The
  * tasks' figures are merged by `reduce`. Spark SQL needs two scans for the same figures (the
  * histograms' bins need the min and max first) and loses whole-stage code generation to its
  * imperative aggregates; this pass costs about one scan plus the arithmetic.
@@ -47,11 +53,37 @@ public final class ProfilePass {
       }
     }
 
+    void add(ColumnarBatch batch) {
+      int count = batch.numRows();
+      rows += count;
+      for (int i = 0; i < columns.length; i++) {
+        ColumnProfile column = columns[i];
+        if (column.error != null) continue;
+        try {
+          column.addVector(batch.column(i), count);
+        } catch (RuntimeException e) { // this column's error only
+          column.fail(e);
+        }
+      }
+    }
+
     Partial merge(Partial other) {
       rows += other.rows;
       for (int i = 0; i < columns.length; i++) columns[i].merge(other.columns[i]);
       return this;
     }
+  }
+
+  /**
+   * The scan under a plan that only turns its columnar batches into rows (a Parquet or ORC table
+   * read whole: no filter, no sample), whose batches have the frame's columns in order; else null.
+   */
+  static SparkPlan columnarScan(SparkPlan plan) {
+    SparkPlan node = plan;
+    while (node instanceof WholeStageCodegenExec || node instanceof ColumnarToRowExec || node instanceof InputAdapter) {
+      node = node.children().apply(0);
+    }
+    return node != plan && node.supportsColumnar() && node.output().size() == plan.output().size() ? node : null;
   }
 
   /**
@@ -61,17 +93,29 @@ public final class ProfilePass {
    */
   public static String run(Dataset<Row> frame, int limit, int bins, double[] fractions) {
     StructType schema = frame.schema();
-    JavaRDD<InternalRow> rows = frame.queryExecution().toRdd().toJavaRDD();
-    Partial total =
-        rows.getNumPartitions() == 0
-            ? new Partial(schema, limit)
-            : rows.mapPartitions(
-                iterator -> {
-                  Partial partial = new Partial(schema, limit);
-                  while (iterator.hasNext()) partial.add(iterator.next());
-                  return Collections.singletonList(partial).iterator();
-                })
-            .reduce(Partial::merge);
+    SparkPlan scan = columnarScan(frame.queryExecution().executedPlan());
+    JavaRDD<Partial> partials;
+    if (scan != null) {
+      partials =
+          scan.executeColumnar()
+              .toJavaRDD()
+              .mapPartitions(
+                  batches -> {
+                    Partial partial = new Partial(schema, limit);
+                    while (batches.hasNext()) partial.add(batches.next());
+                    return Collections.singletonList(partial).iterator();
+                  });
+    } else {
+      partials =
+          frame.queryExecution().toRdd().toJavaRDD()
+              .mapPartitions(
+                  rows -> {
+                    Partial partial = new Partial(schema, limit);
+                    while (rows.hasNext()) partial.add(rows.next());
+                    return Collections.singletonList(partial).iterator();
+                  });
+    }
+    Partial total = partials.getNumPartitions() == 0 ? new Partial(schema, limit) : partials.reduce(Partial::merge);
     Json out = new Json();
     out.open().key("rows").number(total.rows).key("columns").array();
     for (ColumnProfile column : total.columns) column.json(out, bins, fractions);

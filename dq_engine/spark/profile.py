@@ -1,20 +1,23 @@
 """Spark's share of table profiles (dq_engine/profiling/): the batch read as runs read it
 (readers.py; the filter parsed and re-rendered by sql_safety; a JDBC batch persisted, so the
-database is read once), the first step's aggregate in Spark SQL (`approx_count_distinct`,
-`percentile_approx`; exact `count(DISTINCT)` and `percentile` up to the exact-rows limit), the
-second as a scan where every request's key is a row of `inline(array(named_struct(i, key)))`,
-counted by one GROUP BY. The keys travel as strings and are read back by the column's type.
+database is read once).
 
-Why each step is several Spark jobs run at the same time (measured in bench/README.md, "Table
-profiles"): an imperative aggregate (the distinct counts and quantiles) takes whole-stage code
-generation away from every aggregate of its query, so the plain figures (min, max, sums, means,
-lengths...) run as a query of their own, generated, beside two queries of the imperative ones over
-two halves of the columns; the group counts are split in two halves reading different columns.
-Concurrent jobs keep both cores of a small batch busy (a Parquet file of one row group is one
-task); the halves read no column twice, the plain query reads every column once more (cheaper
-than ungenerated code on the rows profiled), except from a sample drawn by every query from a
-larger table, where step 1 is two halves of the columns only.
-Shapes use the engine's precompiled automaton (dq_rlike) where it answers the pattern."""
+A batch beyond the exact limit is profiled in ONE pass by the engine's JVM functions (`one_pass`:
+dq_engine/jvm/src/org/dqplatform/engine/profile/, sketches for distinct counts, quantiles and
+histograms; README "Profiles" says how exact each figure is). Within the exact limit, or without
+the jar, or when the pass fails, the profile's two SQL steps run: the first step's aggregate in
+Spark SQL (`approx_count_distinct`, `percentile_approx`; exact `count(DISTINCT)` and `percentile`
+up to the exact-rows limit), the second as a scan where every request's key is a row of
+`inline(array(named_struct(i, key)))`, counted by one GROUP BY. The keys travel as strings and are
+read back by the column's type.
+
+Why each SQL step is several Spark jobs run at the same time (bench/README.md, "Table profiles"):
+an imperative aggregate (the distinct counts and quantiles) takes whole-stage code generation away
+from every aggregate of its query, so the plain figures (min, max, sums, means, lengths...) run as
+a query of their own beside two queries of the imperative ones over two halves of the columns; the
+group counts are split in two halves reading different columns. Concurrent jobs keep both cores of
+a small batch busy. Shapes use the engine's precompiled automaton (dq_rlike) where it answers the
+pattern."""
 
 from __future__ import annotations
 
@@ -103,7 +106,7 @@ class SparkProfileDialect(ProfileDialect):
 def _reader(data_type: Any) -> Callable[[Any], Any]:
     """How a min, max or time quantile of this type reads back from the pass's JSON: as a query's
     row gives it (times through PySpark's own conversion of the internal value)."""
-    from pyspark.sql.types import DateType, DecimalType, FloatType, DoubleType, TimestampNTZType, TimestampType
+    from pyspark.sql.types import DateType, DecimalType, DoubleType, FloatType, TimestampNTZType, TimestampType
 
     if isinstance(data_type, DateType | TimestampType | TimestampNTZType):
         return data_type.fromInternal

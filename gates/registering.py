@@ -59,8 +59,9 @@ def checked_partition(
 
 
 def bound_checks(batch: Batch) -> list[Check]:
-    """Every alive check whose source is the batch's datasource and table."""
-    return bound_checks_of(batch.datasource_id, batch.table)
+    """Every alive, enabled check whose source is the batch's datasource and table (a disabled
+    check stays bound to the table, and is not run until it is enabled again)."""
+    return [c for c in bound_checks_of(batch.datasource_id, batch.table) if c.enabled]
 
 
 def bound_checks_of(datasource_id: int, table: str) -> list[Check]:

@@ -389,6 +389,10 @@ class CheckQuerySet(models.QuerySet):
     def alive(self) -> CheckQuerySet:
         return self.filter(deleted_at__isnull=True)
 
+    def enabled(self) -> CheckQuerySet:
+        """Checks that schedules and batch runs start: a disabled check stays listed, unrun."""
+        return self.filter(enabled=True)
+
     def visible_to(self, user) -> CheckQuerySet:
         """Alive checks whose current datasources' data the user may read (admins: every alive one).
 
@@ -415,6 +419,9 @@ class Check(models.Model):
     current_version = models.PositiveIntegerField(default=0)
     datasources = models.ManyToManyField("datasources.Datasource", related_name="checks", blank=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="checks")
+    enabled = models.BooleanField(
+        default=True, help_text="A disabled check is skipped by schedules and by the runs of a batch or table."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -486,6 +493,22 @@ class Check(models.Model):
         """Keep the versions (results refer to them); hide the check and free its name."""
         self.deleted_at = timezone.now()
         self.save(update_fields=["deleted_at"])
+
+
+class CheckTag(models.Model):
+    """A free-form label on a check ("finance", "nightly"): a team's way to find and act on its
+    checks together. Not part of the check's versions: labelling a check changes nothing it computes."""
+
+    rule_check = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="tags")
+    name = models.CharField(max_length=50)
+
+    class Meta:
+        ordering = ["rule_check", "name"]
+        constraints = [models.UniqueConstraint(fields=["rule_check", "name"], name="one_tag_name_per_check")]
+        indexes = [models.Index(fields=["name"], name="check_tag_name")]
+
+    def __str__(self) -> str:
+        return f"{self.rule_check_id}: {self.name}"
 
 
 class CheckVersionQuerySet(models.QuerySet):

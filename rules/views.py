@@ -139,7 +139,10 @@ class CheckFilters(serializers.Serializer):
     search = serializers.CharField(required=False, max_length=200)
     tag = serializers.CharField(required=False, max_length=200)
     owner = serializers.CharField(required=False, max_length=150)
-    enabled = serializers.BooleanField(required=False)
+    # A choice, not a BooleanField: from a query string, DRF reads a missing boolean as false.
+    enabled = serializers.ChoiceField(
+        required=False, choices=["true", "false"], error_messages={"invalid_choice": "Use true or false."}
+    )
     datasource = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -231,7 +234,7 @@ class CheckViewSet(viewsets.ModelViewSet):
         if "owner" in filters.validated_data:
             checks = checks.filter(owner__username=filters.validated_data["owner"])
         if "enabled" in filters.validated_data:
-            checks = checks.filter(enabled=filters.validated_data["enabled"])
+            checks = checks.filter(enabled=filters.validated_data["enabled"] == "true")
         if self.action == "list" and self.request.query_params.get("last_status"):
             # Only then: the runs the caller may see are worked out for this filter alone.
             checks = filter_checks_by_last_result(

@@ -92,6 +92,8 @@ export interface Batch {
   notice: string
   created_by: string | null
   created_at: string
+  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
+  permissions?: string[]
 }
 
 export interface BatchDetail extends Batch {

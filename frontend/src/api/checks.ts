@@ -7,12 +7,37 @@ export interface CheckFilters {
   datasource?: number | ''
   /** The newest result's status, comma-separated (`fail,error`), or `never`. */
   last_status?: string
+  tag?: string
+  /** A username. */
+  owner?: string
+  /** 'true' for enabled checks only, 'false' for disabled ones. */
+  enabled?: string
 }
 
 export interface CheckInput {
   name: string
   template: string
   params: Params
+  tags?: string[]
+  enabled?: boolean
+  owner?: string
+}
+
+export type BulkAction = 'enable' | 'disable' | 'add_tag' | 'remove_tag' | 'set_owner' | 'delete' | 'run'
+
+export interface BulkOutcome {
+  id: number
+  name: string
+  ok: boolean
+  /** What was done ("Disabled.") or why it was refused. */
+  detail: string
+}
+
+export interface BulkAnswer {
+  action: BulkAction
+  done: number
+  refused: number
+  results: BulkOutcome[]
 }
 
 /** One page of checks by name, filtered by the server. */
@@ -32,3 +57,11 @@ export const previewFormula = (rule: { check_type: string; operator: string; thr
 export const upgradePlan = (id: number) => http.get<UpgradePlan>(`${API}/checks/${id}/upgrade/`)
 /** A new check version on the template's current version (400 naming a param that no longer fits). */
 export const upgradeCheck = (id: number) => http.post<Check>(`${API}/checks/${id}/upgrade/`)
+/** "<name> (copy)", owned by the caller, at its first version. */
+export const cloneCheck = (id: number) => http.post<Check>(`${API}/checks/${id}/clone/`)
+/** Tags, the enabled switch and the owner: not versioned, nothing else changes. */
+export const patchCheck = (id: number, body: Partial<Pick<CheckInput, 'tags' | 'enabled' | 'owner'>>) =>
+  http.patch<Check>(`${API}/checks/${id}/`, body)
+/** One action on a selection, check by check with the caller's rights; the answer says per check. */
+export const bulkChecks = (body: { action: BulkAction; checks: number[]; tag?: string; owner?: string }) =>
+  http.post<BulkAnswer>(`${API}/checks/bulk/`, body)

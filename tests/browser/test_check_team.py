@@ -4,6 +4,8 @@ check, why a colleague's was left as it was."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -68,12 +70,16 @@ def test_a_member_sees_edit_only_on_their_own_checks_and_reads_a_colleagues_chec
     expect(page.get_by_test_id("delete-check")).to_have_count(0)
     expect(page.get_by_test_id("clone-check")).to_be_visible()
     expect(page.get_by_test_id("check-name")).to_be_disabled()
+    form = page.get_by_test_id("form-create")
+    expect(form.locator("input, textarea").first).to_be_visible()
+    expect(form.locator("input:not([disabled]), textarea:not([disabled])")).to_have_count(0)
     expect(page.get_by_test_id("team-enabled")).to_have_count(0)
     expect(page.get_by_test_id("team-owner")).to_have_text("author")
     shots("colleagues-check-read-only", readme="checks-team-readonly-1440")
 
     page.get_by_test_id("clone-check").click()
     expect(page.get_by_test_id("save-check")).to_be_visible()
+    expect(form.locator("textarea")).to_be_enabled()  # the clone is the member's to change
     expect(page.get_by_test_id("check-name")).to_have_value("authors status check (copy)")
     expect(page.get_by_test_id("team-owner")).to_have_text("outsider")
     assert Check.objects.get(name="authors status check (copy)").owner.username == "outsider"
@@ -96,7 +102,7 @@ def test_a_bulk_disable_and_tag_changes_the_members_own_checks_and_names_the_ref
         "Only the check's owner or an administrator may change it."
     )
     expect(outcome.get_by_test_id("bulk-done")).to_have_count(2)
-    outcome.get_by_role("button", name="Close").click()
+    outcome.get_by_role("button", name="Close", exact=True).click()
     expect(outcome).to_be_hidden()
 
     page.get_by_test_id("checks-table").locator(".el-table__header .el-checkbox").click()
@@ -104,7 +110,7 @@ def test_a_bulk_disable_and_tag_changes_the_members_own_checks_and_names_the_ref
     page.locator(".bulk-prompt input").fill("finance")
     page.locator(".bulk-prompt").get_by_role("button", name="Apply").click()
     expect(outcome).to_contain_text("2 done, 1 refused")
-    outcome.get_by_role("button", name="Close").click()
+    outcome.get_by_role("button", name="Close", exact=True).click()
 
     for mine in ("my amount check", "my order check"):
         expect(row_of(page, mine).get_by_test_id("check-disabled")).to_be_visible()
@@ -118,12 +124,17 @@ def test_a_bulk_disable_and_tag_changes_the_members_own_checks_and_names_the_ref
         "my order check": (False, ["finance"]),
     }
 
-    # The tag is a filter: the list holds the member's two tagged checks.
-    row_of(page, "my amount check").get_by_test_id("check-tags").get_by_text("finance").click()
-    expect(rows(page, "checks-table")).to_have_count(2)
-    page.get_by_test_id("checks-table").locator(".el-table__body .el-checkbox").first.click()
+    # The whole list selected again: the colleague's check reads View, the member may change two.
+    page.get_by_test_id("checks-table").locator(".el-table__header .el-checkbox").click()
+    expect(page.get_by_test_id("bulk-actions")).to_contain_text("3 selected · you may change 2")
     shots("tagged-and-disabled-1440", readme="checks-team-1440")
     page.set_viewport_size(NARROW)
     assert_fits(page, "/checks with a selection")
     shots("tagged-and-disabled-1024", readme="checks-team-1024")
+
+    # A tag is a link to its filter: the list holds the member's two tagged checks.
+    page.set_viewport_size(WIDE)
+    row_of(page, "my amount check").get_by_test_id("check-tags").get_by_text("finance").click()
+    expect(rows(page, "checks-table")).to_have_count(2)
+    expect(page).to_have_url(re.compile(r"/checks\?tag=finance$"))
     assert unexpected(console_errors) == []

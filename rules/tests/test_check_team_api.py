@@ -259,3 +259,12 @@ def test_a_bad_bulk_request_names_every_field_at_once(cast, api_as):
     assert set(answer.json()["fields"]) == {"action", "checks"}
     no_owner = api_as(cast.author).post(f"{URL}bulk/", {"action": "set_owner", "checks": [1, 1]}, format="json")
     assert no_owner.status_code == 400 and set(no_owner.json()["fields"]) == {"owner", "checks"}
+
+
+def test_a_batch_whose_bound_checks_are_all_disabled_runs_nothing_and_says_so(cast, api_as, authors_check, lake):
+    api_as(cast.author).patch(f"{URL}{authors_check}/", {"enabled": False}, format="json")
+    admin = api_as(cast.admin)
+    batch = admin.post("/api/v1/batches/", {"datasource": lake.pk, "table": "orders"}, format="json").json()
+    assert Run.objects.count() == 0
+    reason = admin.get(f"/api/v1/batches/{batch['id']}/").json()["reason"]
+    assert "The 1 check(s) bound to lake.orders are disabled; enable one, then re-validate." in reason

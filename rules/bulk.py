@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from rest_framework import serializers
 
@@ -22,8 +23,8 @@ from .ownership import owner_problem
 
 ACTIONS = ("enable", "disable", "add_tag", "remove_tag", "set_owner", "delete", "run")
 # The right each action needs (accounts/rights.py).
-NEEDS = {"run": "run"}
-NOT_YOURS = "Only the check's owner or an administrator may change it."
+NEEDS = {"run": "run", "delete": "delete"}
+NOT_YOURS = "Only the check's owner or an administrator may {what} it."
 NOT_VISIBLE = "No such check, or one you may not see."
 
 
@@ -43,8 +44,6 @@ class BulkRequestSerializer(serializers.Serializer):
         if attrs["action"] in ("add_tag", "remove_tag") and not attrs.get("tag"):
             problems["tag"] = ["Name the tag to add or remove."]
         if attrs["action"] == "set_owner":
-            from django.contrib.auth import get_user_model
-
             name = attrs.get("owner", "")
             owner = get_user_model().objects.filter(username=name, is_active=True).first() if name else None
             if owner is None:
@@ -74,7 +73,8 @@ def apply(action: str, ids: list[int], user, tag: str | None = None, owner=None)
         if check is None:
             outcomes[pk] = Outcome(pk, "", False, NOT_VISIBLE)
         elif NEEDS.get(action, "change") not in check_permissions(user, check.owner_id):
-            outcomes[pk] = Outcome(pk, check.name, False, NOT_YOURS)
+            what = "delete" if action == "delete" else "change"
+            outcomes[pk] = Outcome(pk, check.name, False, NOT_YOURS.format(what=what))
         else:
             allowed.append(check)
     if action == "run":

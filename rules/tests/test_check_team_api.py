@@ -249,6 +249,8 @@ def test_a_bulk_owner_change_and_delete_follow_the_same_rights(cast, api_as, on_
         f"{URL}bulk/", {"action": "set_owner", "owner": "outsider", "checks": [mine, theirs]}, format="json"
     )
     assert [r["ok"] for r in given.json()["results"]] == [True, False]
+    refused = author.post(f"{URL}bulk/", {"action": "delete", "checks": [theirs]}, format="json").json()
+    assert refused["results"][0]["detail"] == "Only the check's owner or an administrator may delete it."
     deleted = admin.post(f"{URL}bulk/", {"action": "delete", "checks": [mine, theirs]}, format="json")
     assert deleted.json()["done"] == 2 and not Check.objects.alive().exists()
 

@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework import serializers
 
+from accounts.rights import datasource_permissions
 from dq_platform.text import plain_name
 
 from .models import Datasource
@@ -61,6 +62,10 @@ class DatasourceSerializer(serializers.ModelSerializer):
         error_messages={"invalid": "A port must be a whole number between 1 and 65535."},
     )
 
+    permissions = serializers.SerializerMethodField(
+        help_text="What the caller may do with the datasource: change, delete (administrators), test."
+    )
+
     class Meta:
         model = Datasource
         fields = [
@@ -80,11 +85,16 @@ class DatasourceSerializer(serializers.ModelSerializer):
             "allowed_groups",
             "owners",
             "owner_groups",
+            "permissions",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
         validators = []  # name uniqueness among alive datasources: validate_name
+
+    def get_permissions(self, datasource) -> list[str]:
+        request = self.context.get("request")
+        return datasource_permissions(request.user) if request is not None else []
 
     def validate_name(self, name: str) -> str:
         # A deleted datasource frees its name (the database constraint is on alive rows only).

@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from accounts.rights import datasource_permissions
 from dq_platform.search import id_list, search_text
 
 from .connectors import ConnectorError, TableNotFound, connector_for
@@ -28,9 +29,10 @@ class AdminWritesOnly(permissions.BasePermission):
     message = "Only administrators may create, change or delete datasources."
 
     def has_permission(self, request, view):
-        if request.method in permissions.SAFE_METHODS or getattr(view, "action", None) == "test":
+        if request.method in permissions.SAFE_METHODS:
             return True
-        return bool(request.user and request.user.is_staff)
+        right = {"test": "test", "destroy": "delete"}.get(getattr(view, "action", None), "change")
+        return bool(request.user and request.user.is_authenticated) and right in datasource_permissions(request.user)
 
 
 DATASOURCE_FILTERS = [
@@ -88,7 +90,7 @@ class DatasourceViewSet(viewsets.ModelViewSet):
     def test(self, request, pk=None):
         datasource = self.get_object()
         if request.data:
-            if not request.user.is_staff:
+            if "change" not in datasource_permissions(request.user):
                 raise PermissionDenied(AdminWritesOnly.message)
             datasource = self._validated(request, datasource)
         return self._connection_test(datasource)

@@ -173,7 +173,9 @@ class Run(models.Model):
 
     def may_be_changed_by(self, user) -> bool:
         """Who may cancel or retry a run: whoever started it, and administrators."""
-        return user.is_staff or (self.created_by_id is not None and self.created_by_id == user.pk)
+        from accounts.rights import may_change_owned
+
+        return may_change_owned(user, self.created_by_id)
 
     @property
     def duration_seconds(self) -> float | None:

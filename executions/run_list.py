@@ -14,6 +14,7 @@ from datetime import datetime
 
 from django.db.models import Count, QuerySet
 
+from accounts.rights import run_permissions
 from dq_platform import api_times
 
 from .models import Result, Run
@@ -37,6 +38,7 @@ COLUMNS = (
     "plan",
     "message",
     "created_by__username",
+    "created_by_id",
     "created_at",
     "started_at",
     "finished_at",
@@ -48,9 +50,9 @@ def page_rows(runs: QuerySet) -> QuerySet:
     return runs.values(*COLUMNS)
 
 
-def list_rows(page: list[dict]) -> list[dict]:
-    """A page of `page_rows` rows as the list's JSON rows, with their checks and result counts
-    (two grouped queries for the whole page)."""
+def list_rows(page: list[dict], user) -> list[dict]:
+    """A page of `page_rows` rows as the list's JSON rows for `user`, with their checks and result
+    counts (two grouped queries for the whole page) and what `user` may do with each run."""
     ids = [row["id"] for row in page]
     counts, checks = result_counts(ids), checks_of(ids)
     moment = api_times.formatter()  # DRF's DateTimeField output
@@ -79,6 +81,7 @@ def list_rows(page: list[dict]) -> list[dict]:
             "started_at": moment(row["started_at"]),
             "finished_at": moment(row["finished_at"]),
             "duration_seconds": _duration(row["started_at"], row["finished_at"]),
+            "permissions": run_permissions(user, row["created_by_id"]),
             "result_counts": counts[row["id"]],
         }
         for row in page

@@ -6,6 +6,7 @@ from datetime import datetime
 from django.db.models import F
 from rest_framework import serializers
 
+from accounts.rights import run_permissions
 from dq_engine.selection import AUTO
 from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from dq_platform import api_times
@@ -281,6 +282,9 @@ class RunSerializer(serializers.ModelSerializer):
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     checks = serializers.SerializerMethodField()
+    permissions = serializers.SerializerMethodField(
+        help_text="What the caller may do with the run: cancel and retry (its author and administrators)."
+    )
 
     class Meta:
         model = Run
@@ -307,8 +311,13 @@ class RunSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "duration_seconds",
+            "permissions",
             "results",
         ]
+
+    def get_permissions(self, run: Run) -> list[str]:
+        request = self.context.get("request")
+        return run_permissions(request.user, run.created_by_id) if request is not None else []
 
     def get_batches(self, run: Run) -> dict:
         return run.batches.get("definitions", {})

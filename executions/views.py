@@ -100,7 +100,7 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     def _page(self):
         # Plain rows rather than the serializer: a page holds thousands of checks (executions/run_list.py).
         page = self.paginate_queryset(page_rows(self.filter_queryset(self.get_queryset())))
-        return self.get_paginated_response(list_rows(page))
+        return self.get_paginated_response(list_rows(page, self.request.user))
 
     # 200: the same idempotency_key again answers the run it started.
     @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer, 200: RunSerializer})
@@ -121,7 +121,10 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
             raise ValidationError(exc.fields) from None
         if created:  # made just now, as its status says: no results recorded yet, nothing to ask
             prefetch_related_objects([run], Prefetch("results", Result.objects.none()))
-        return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+        return Response(
+            RunSerializer(run, context={"request": request}).data,
+            status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK,
+        )
 
     @extend_schema(
         request=None,
@@ -134,7 +137,7 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         run = self._run_the_user_may_change(request, "cancel")
         if run.status in Run.FINISHED or not run.cancel(request.user):
             raise Conflict(f"Run {run.pk} has already ended ({run.status}); there is nothing to cancel.")
-        return Response(RunSerializer(run).data)
+        return Response(RunSerializer(run, context={"request": request}).data)
 
     @extend_schema(
         request=None,
@@ -156,7 +159,7 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
             raise Conflict(f"{exc} Retry that one instead.") from None
         except RunRequestInvalid as exc:
             raise ValidationError(exc.fields) from None
-        return Response(RunSerializer(retry).data, status=status.HTTP_202_ACCEPTED)
+        return Response(RunSerializer(retry, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 
     def _run_the_user_may_change(self, request, what: str) -> Run:
         if not str(self.kwargs["pk"]).isdigit():

@@ -156,7 +156,10 @@ class Batch(models.Model):
     def may_be_changed_by(self, user) -> bool:
         """Release and re-validate: the datasource's owners and administrators
         (`Datasource.objects.owned_by`), whoever registered the batch."""
-        return Datasource.objects.owned_by(user).filter(pk=self.datasource_id).exists()
+        from accounts.rights import batch_permissions
+
+        owned = Datasource.objects.owned_by(user).filter(pk=self.datasource_id).values_list("pk", flat=True)
+        return "release" in batch_permissions(self.datasource_id, set(owned))
 
     def move(self, to: str, reason: str, user=None, by: str = "", **fields) -> bool:
         """The only way `state` changes: a conditional update on the state it leaves, then its

@@ -59,8 +59,9 @@ def checked_partition(
 
 
 def bound_checks(batch: Batch) -> list[Check]:
-    """Every alive check whose source is the batch's datasource and table."""
-    return bound_checks_of(batch.datasource_id, batch.table)
+    """Every alive, enabled check whose source is the batch's datasource and table (a disabled
+    check stays bound to the table, and is not run until it is enabled again)."""
+    return [c for c in bound_checks_of(batch.datasource_id, batch.table) if c.enabled]
 
 
 def bound_checks_of(datasource_id: int, table: str) -> list[Check]:
@@ -99,12 +100,14 @@ def start_attempt(batch: Batch, user) -> BatchAttempt | None:
     The bound checks left out are recorded on the attempt and count as undecided, so the table's
     fail mode decides (gates/lifecycle.py). None when no check is run (the batch is then
     `unknown` and follows its fail mode)."""
-    bound = bound_checks(batch)
+    every_bound = bound_checks_of(batch.datasource_id, batch.table)
+    bound = [c for c in every_bound if c.enabled]  # bound_checks(batch)
     allowed = set(Check.objects.visible_to(user).filter(pk__in=[c.pk for c in bound]).values_list("pk", flat=True))
     checks = [c for c in bound if c.pk in allowed]
     skipped = [_skipped(batch, c) for c in bound if c.pk not in allowed]
     if not checks:
-        lifecycle.conclude(batch, None, _nothing_run(batch, user, len(skipped)))
+        disabled = len(every_bound) - len(bound)
+        lifecycle.conclude(batch, None, _nothing_run(batch, user, len(skipped), disabled))
         return None
     previous = batch.latest_attempt()
     trigger = Run.Trigger.BACKFILL if batch.schedule_type == Batch.ScheduleType.BACKFILL else Run.Trigger.API
@@ -142,8 +145,10 @@ def _skipped(batch: Batch, check: Check) -> dict[str, Any]:
     }
 
 
-def _nothing_run(batch: Batch, user, skipped: int) -> str:
+def _nothing_run(batch: Batch, user, skipped: int, disabled: int = 0) -> str:
     where = f"{batch.datasource.name}.{batch.table}"
+    if not skipped and disabled:
+        return f"The {disabled} check(s) bound to {where} are disabled; enable one, then re-validate."
     if not skipped:
         return f"No check reads {where}; bind checks to the table, then re-validate."
     return (

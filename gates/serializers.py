@@ -10,6 +10,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.rights import batch_permissions
 from datasources.models import Datasource
 from executions.models import Result
 from rules.models import Check, CheckVersion
@@ -278,6 +279,9 @@ class AttemptSerializer(serializers.ModelSerializer):
 class BatchSerializer(serializers.ModelSerializer):
     datasource_name = serializers.CharField(source="datasource.name", read_only=True)
     may_consume = serializers.BooleanField(read_only=True)
+    permissions = serializers.SerializerMethodField(
+        help_text="What the caller may do with the batch: release and revalidate (owners of its datasource, admins)."
+    )
     attempt = serializers.SerializerMethodField()
     revalidated_with_changed_rules = serializers.SerializerMethodField()
     notice = serializers.SerializerMethodField()
@@ -309,8 +313,19 @@ class BatchSerializer(serializers.ModelSerializer):
             "created_by",
             "created_at",
             "updated_at",
+            "permissions",
         ]
         read_only_fields = fields
+
+    def get_permissions(self, batch) -> list[str]:
+        """Worked out from the datasources the caller owns, asked once for a whole page."""
+        request = self.context.get("request")
+        if request is None:
+            return []
+        if "owned_datasource_ids" not in self.context:
+            owned = Datasource.objects.owned_by(request.user).values_list("pk", flat=True)
+            self.context["owned_datasource_ids"] = set(owned)
+        return batch_permissions(batch.datasource_id, self.context["owned_datasource_ids"])
 
     def _latest(self, batch):
         attempts = list(batch.attempts.all())

@@ -246,6 +246,7 @@ def table_view(request):
                 "name": check.name,
                 "template": check.template.key,
                 "failure_strategy": check.params.get("failure_strategy", ""),
+                "enabled": check.enabled,
                 "last_result": latest
                 and {
                     "id": latest.pk,

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from django.db.models import F, FilteredRelation, Q, QuerySet
 
+from accounts.rights import check_permissions
 from dq_platform import api_times
 from executions.evaluation import formula_in_words
 
+from .check_tags import tags_of
 from .models import effective_dimension
 
 # The order of the values each row is read as (see `rows`).
@@ -21,6 +23,8 @@ COLUMNS = (
     "current_version",
     "template__version",
     "owner__username",
+    "owner_id",
+    "enabled",
     "created_at",
     "updated_at",
     "template_version_in_use",
@@ -45,10 +49,13 @@ def listed(checks: QuerySet) -> QuerySet:
     return with_template_version_in_use(checks).values_list(*COLUMNS)
 
 
-def rows(page) -> list[dict]:
-    """The page's checks as CheckSerializer represents them, key for key and in its order."""
+def rows(page, user) -> list[dict]:
+    """The page's checks as CheckSerializer represents them for `user`, key for key and in its
+    order: the tags in one query for the page, the permissions from the owner column."""
+    page = list(page)
     moment = api_times.formatter()  # DRF's DateTimeField output
     formulas: dict = {}
+    tags = tags_of(row[0] for row in page)
     answer = []
     for (
         pk,
@@ -58,6 +65,8 @@ def rows(page) -> list[dict]:
         current_version,
         template_version,
         owner,
+        owner_id,
+        enabled,
         created_at,
         updated_at,
         in_use,
@@ -75,6 +84,9 @@ def rows(page) -> list[dict]:
                 "template_version": in_use,
                 "upgrade_available": in_use is not None and in_use < template_version,
                 "owner": owner,
+                "enabled": enabled,
+                "tags": tags[pk],
+                "permissions": check_permissions(user, owner_id),
                 "created_at": moment(created_at),
                 "updated_at": moment(updated_at),
                 "dimension": dimension,

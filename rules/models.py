@@ -403,6 +403,10 @@ class CheckQuerySet(models.QuerySet):
     def alive(self) -> CheckQuerySet:
         return self.filter(deleted_at__isnull=True)
 
+    def enabled(self) -> CheckQuerySet:
+        """Checks that schedules and batch runs start: a disabled check stays listed, unrun."""
+        return self.filter(enabled=True)
+
     def visible_to(self, user) -> CheckQuerySet:
         """Alive checks whose current datasources' data the user may read (admins: every alive one).
 
@@ -436,6 +440,9 @@ class Check(models.Model):
         default="",
         choices=[(key, key.capitalize()) for key in QUALITY_DIMENSIONS],
         help_text="The quality dimension the check is scored in; empty: its template's.",
+    )
+    enabled = models.BooleanField(
+        default=True, help_text="A disabled check is skipped by schedules and by the runs of a batch or table."
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -518,6 +525,22 @@ class Check(models.Model):
 
 # A version's message: one line, like a commit's subject.
 MESSAGE_MAX_LENGTH = 500
+
+
+class CheckTag(models.Model):
+    """A free-form label on a check ("finance", "nightly"): a team's way to find and act on its
+    checks together. Not part of the check's versions: labelling a check changes nothing it computes."""
+
+    rule_check = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="tags")
+    name = models.CharField(max_length=50)
+
+    class Meta:
+        ordering = ["rule_check", "name"]
+        constraints = [models.UniqueConstraint(fields=["rule_check", "name"], name="one_tag_name_per_check")]
+        indexes = [models.Index(fields=["name"], name="check_tag_name")]
+
+    def __str__(self) -> str:
+        return f"{self.rule_check_id}: {self.name}"
 
 
 class CheckVersionQuerySet(models.QuerySet):

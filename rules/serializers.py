@@ -2,14 +2,18 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
+from accounts.rights import check_permissions
 from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
+from .check_tags import MAX_TAGS, TagField, set_tags
 from .models import QUALITY_DIMENSIONS, Check, CheckVersion, ComparisonType, RuleTemplate
+from .ownership import owner_problem
 from .params import ParamsInvalid, validate_params
 from .version_message import MessageInvalid, version_message
 
@@ -98,8 +102,19 @@ class CheckVersionSerializer(serializers.ModelSerializer):
         ]
 
 
+class TagsField(serializers.ListField):
+    """Written as a list of names; read from the check's tags (prefetched), sorted."""
+
+    def get_attribute(self, instance):
+        return sorted(tag.name for tag in instance.tags.all())
+
+
 class CheckSerializer(serializers.ModelSerializer):
-    """`{"name", "template", "params"}`; the template decides whether params are valid."""
+    """`{"name", "template", "params"}`; the template decides whether params are valid.
+
+    Also `tags` (labels, not versioned), `enabled` (a disabled check is skipped by schedules and
+    batch runs) and `owner` (a username; given away by the owner or an administrator). `permissions`
+    lists what the caller may do with the check (accounts/rights.py)."""
 
     template = serializers.SlugRelatedField(
         slug_field="key",
@@ -107,7 +122,16 @@ class CheckSerializer(serializers.ModelSerializer):
         error_messages={"does_not_exist": 'Unknown rule template "{value}"; see /api/v1/rule-templates/.'},
     )
     params = serializers.JSONField()
-    owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    owner = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=get_user_model().objects.filter(is_active=True),
+        required=False,
+        error_messages={"does_not_exist": "No active user named {value!r}.", "null": "A check's owner is a user."},
+    )
+    tags = TagsField(child=TagField(max_length=200), max_length=MAX_TAGS, required=False)
+    permissions = serializers.SerializerMethodField(
+        help_text="What the caller may do with the check: change, delete, run, clone."
+    )
     current_version = serializers.IntegerField(read_only=True)
     template_version = serializers.SerializerMethodField(
         help_text="The template version the check's current version computes with."
@@ -149,6 +173,9 @@ class CheckSerializer(serializers.ModelSerializer):
             "template_version",
             "upgrade_available",
             "owner",
+            "enabled",
+            "tags",
+            "permissions",
             "created_at",
             "updated_at",
             "dimension",
@@ -157,6 +184,18 @@ class CheckSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
         validators = []  # name uniqueness among live checks is checked in validate_name
+
+    def get_permissions(self, check: Check) -> list[str]:
+        request = self.context.get("request")
+        return check_permissions(request.user, check.owner_id) if request is not None else []
+
+    def validate_owner(self, owner):
+        if self.instance is None:
+            return owner  # a new check is its creator's (create)
+        problem = owner_problem(self.instance, owner)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return owner
 
     def get_formula(self, check: Check) -> str:
         params = check.params if isinstance(check.params, dict) else {}
@@ -215,19 +254,25 @@ class CheckSerializer(serializers.ModelSerializer):
     def create(self, validated_data):
         user = self.context["request"].user
         message = validated_data.pop("message", "")
+        validated_data.pop("owner", None)
+        tags = validated_data.pop("tags", [])
         with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
             check = Check.objects.create(owner=user, **validated_data)
             check.record_version(user, message=message)
+            set_tags(check, tags)
         return check
 
     def update(self, instance, validated_data):
         """Expects the check's row lock held by the caller's transaction (CheckViewSet.update),
         so the save and its version are one step among concurrent edits."""
         message = validated_data.pop("message", "")
+        tags = validated_data.pop("tags", None)
         for key, value in validated_data.items():
             setattr(instance, key, value)
         with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
             instance.save()
+            if tags is not None:
+                set_tags(instance, tags)
             version = instance.record_version(self.context["request"].user, message=message)
         instance.template_version_in_use = version.template_version  # the queryset's annotation is stale now
         return instance

@@ -16,6 +16,7 @@ from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 
+from accounts.rights import check_permissions
 from datasources.connectors import ConnectorError, TableNotFound, connector_for
 from datasources.models import Datasource
 from datasources.views import SourceUnavailable
@@ -27,7 +28,8 @@ from dq_platform.search import id_list
 from executions.filters import filter_checks_by_last_result
 from executions.models import Run
 
-from . import check_rows, code_views
+from . import bulk, check_rows, code_views
+from .cloning import clone_body
 from .forms import build_form
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
 from .params import ParamsInvalid
@@ -88,10 +90,17 @@ class Conflict(APIException):
 
 
 class OwnerOrAdminWrites(permissions.BasePermission):
+    """A write on one check needs the right the API reports in its `permissions` (accounts/rights.py):
+    changing, upgrading and deleting are the owner's and administrators'; cloning is everyone's who sees it."""
+
     message = "Only the check's owner or an administrator may change or delete it."
+    RIGHT_OF_ACTION = {"destroy": "delete", "clone": "clone"}
 
     def has_object_permission(self, request, view, obj):
-        return request.method in permissions.SAFE_METHODS or request.user.is_staff or obj.owner_id == request.user.pk
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        right = self.RIGHT_OF_ACTION.get(getattr(view, "action", None), "change")
+        return right in check_permissions(request.user, obj.owner_id)
 
 
 # The exported (and importable) YAML document, described as what it parses to.
@@ -129,6 +138,12 @@ class YAMLParser(BaseParser):
 class CheckFilters(serializers.Serializer):
     template = serializers.CharField(required=False, max_length=64)
     search = serializers.CharField(required=False, max_length=200)
+    tag = serializers.CharField(required=False, max_length=200)
+    owner = serializers.CharField(required=False, max_length=150)
+    # A choice, not a BooleanField: from a query string, DRF reads a missing boolean as false.
+    enabled = serializers.ChoiceField(
+        required=False, choices=["true", "false"], error_messages={"invalid_choice": "Use true or false."}
+    )
     datasource = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -152,7 +167,29 @@ CHECK_FILTERS = [
     OpenApiParameter("search", str, description="Part of the check's name"),
     OpenApiParameter("datasource", int, description="Checks that read this datasource"),
     OpenApiParameter("ids", str, description="Only these checks: ids, comma-separated (a picker naming its choices)"),
+    OpenApiParameter("tag", str, description="Checks with this tag"),
+    OpenApiParameter("owner", str, description="Checks owned by this user (a username)"),
+    OpenApiParameter("enabled", bool, description="Only enabled (true) or disabled (false) checks"),
 ]
+
+BULK_ANSWER = inline_serializer(
+    "BulkAnswer",
+    {
+        "action": serializers.CharField(),
+        "done": serializers.IntegerField(),
+        "refused": serializers.IntegerField(),
+        "results": inline_serializer(
+            "BulkOutcome",
+            {
+                "id": serializers.IntegerField(),
+                "name": serializers.CharField(),
+                "ok": serializers.BooleanField(),
+                "detail": serializers.CharField(),
+            },
+            many=True,
+        ),
+    },
+)
 
 
 @extend_schema_view(list=extend_schema(parameters=CHECK_FILTERS))
@@ -175,7 +212,9 @@ class CheckViewSet(viewsets.ModelViewSet):
         checks = Check.objects.visible_to(self.request.user)
         if self.action == "list":
             return self._filtered(checks)  # `check_rows` reads the columns it shows
-        checks = check_rows.with_template_version_in_use(checks.select_related("template", "owner"))
+        checks = check_rows.with_template_version_in_use(
+            checks.select_related("template", "owner").prefetch_related("tags")
+        )
         if self.action in self.WRITES:
             # of=("self",): the owner join is an outer join, which PostgreSQL will not lock.
             return checks.select_for_update(of=("self",))
@@ -195,6 +234,12 @@ class CheckViewSet(viewsets.ModelViewSet):
         ids = id_list(self.request.query_params)
         if ids is not None:
             checks = checks.filter(pk__in=ids)
+        if "tag" in filters.validated_data:
+            checks = checks.filter(tags__name=filters.validated_data["tag"].strip())
+        if "owner" in filters.validated_data:
+            checks = checks.filter(owner__username=filters.validated_data["owner"])
+        if "enabled" in filters.validated_data:
+            checks = checks.filter(enabled=filters.validated_data["enabled"] == "true")
         if self.action == "list" and self.request.query_params.get("last_status"):
             # Only then: the runs the caller may see are worked out for this filter alone.
             checks = filter_checks_by_last_result(
@@ -211,8 +256,8 @@ class CheckViewSet(viewsets.ModelViewSet):
         checks = self.get_queryset()
         page = self.paginate_queryset(CountedApart(check_rows.listed(checks), checks))
         if page is None:
-            return Response(check_rows.rows(check_rows.listed(checks)))
-        return self.get_paginated_response(check_rows.rows(page))
+            return Response(check_rows.rows(check_rows.listed(checks), self.request.user))
+        return self.get_paginated_response(check_rows.rows(page, self.request.user))
 
     def update(self, request, *args, **kwargs):
         with transaction.atomic():  # holds the row lock taken by get_object() until the version is written
@@ -224,6 +269,33 @@ class CheckViewSet(viewsets.ModelViewSet):
 
     def perform_destroy(self, instance):
         instance.soft_delete()
+
+    @extend_schema(request=None, responses={201: CheckSerializer})
+    @action(detail=True, methods=["post"])
+    def clone(self, request, pk=None):
+        """A new check from this one: "<name> (copy)", owned by the caller, at its first version,
+        with the same params and tags (validated for the caller, like any new check)."""
+        clone = CheckSerializer(data=clone_body(self.get_object()), context={"request": request})
+        clone.is_valid(raise_exception=True)
+        clone.save()
+        return Response(CheckSerializer(clone.instance, context={"request": request}).data, status=201)
+
+    @extend_schema(request=bulk.BulkRequestSerializer, responses=BULK_ANSWER)
+    @action(detail=False, methods=["post"])
+    def bulk(self, request):
+        """One action on a selection: enable, disable, add_tag, remove_tag, set_owner, delete or
+        run. Applied check by check with the caller's rights; the answer says, per check, what was
+        done or why it was refused. A refused check does not stop the others."""
+        body = bulk.BulkRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        outcomes = bulk.apply(
+            data["action"], data["checks"], request.user, tag=data.get("tag"), owner=data.get("owner")
+        )
+        done = sum(o.ok for o in outcomes)
+        return Response(
+            {"action": data["action"], "done": done, "refused": len(outcomes) - done, "results": bulk.as_json(outcomes)}
+        )
 
     @extend_schema(responses=CheckVersionSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=None)

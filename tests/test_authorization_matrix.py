@@ -42,6 +42,8 @@ from rules.models import Check
 
 pytestmark = pytest.mark.django_db
 Y, N = True, False
+# What a check's `permissions` lists for its owner (and admins), and for anyone else who sees it.
+OWNER_RIGHTS, READER_RIGHTS = ["change", "delete", "run", "clone"], ["run", "clone"]
 ROLES = ("member", "outsider", "admin")
 CREATED, MOVED, RESTRICTED, DELETED, MOVED_DELETED, OWNED = (
     "as created",
@@ -105,6 +107,9 @@ MATRIX = [
     (CREATED, "POST /checks/import/ +import_on_B", 201, 403, 201),
     (CREATED, "GET /checks/{check}/upgrade/", 409, 404, 409),  # 409: already on the current template
     (CREATED, "POST /checks/{check}/upgrade/", 409, 404, 409),
+    (CREATED, "POST /checks/{check}/clone/", 201, 404, 201),  # the clone is the caller's
+    # 200 for all: each check's own answer says done or refused (rules/tests/test_check_team_api.py)
+    (CREATED, "POST /checks/bulk/ +disable_check", 200, 200, 200),
     (MOVED, "GET /checks/ lists check", Y, Y, Y),
     (MOVED, "GET /checks/{check}/", 200, 200, 200),
     (MOVED, "GET /checks/{check}/versions/ lists v1", Y, N, Y),
@@ -117,6 +122,8 @@ MATRIX = [
     (MOVED, "POST /checks/import/ +import_on_B", 201, 403, 201),
     (MOVED, "GET /checks/{check}/upgrade/", 409, 409, 409),
     (MOVED, "POST /checks/{check}/upgrade/", 409, 403, 409),
+    (MOVED, "POST /checks/{check}/clone/", 201, 201, 201),
+    (MOVED, "GET /checks/{check}/ gives permissions", OWNER_RIGHTS, READER_RIGHTS, OWNER_RIGHTS),
     (RESTRICTED, "GET /checks/ lists check", Y, N, Y),
     (RESTRICTED, "GET /checks/{check}/", 200, 404, 200),
     (RESTRICTED, "GET /checks/{check}/versions/ lists v2", Y, 404, Y),
@@ -326,6 +333,7 @@ BODIES = {
     "import_on_A": lambda w: _import_yaml("restricted"),
     "import_on_B": lambda w: _import_yaml("open"),
     "run_check": lambda w: {"checks": [w.ids["check"]]},
+    "disable_check": lambda w: {"action": "disable", "checks": [w.ids["check"]]},
     "new_schedule": lambda w: {"name": "another schedule", "cron": "0 3 * * *", "checks": [w.ids["check"]]},
     "pause": lambda w: {"enabled": False},
     # .invalid never resolves: the target passes the inside-address check and nothing is sent.

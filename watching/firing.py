@@ -51,7 +51,10 @@ def fire(schedule: Schedule, slot: datetime) -> Run | None:
     message = ""
     run = None
     if not checks:
-        message = "No run: none of the schedule's checks exists any more, or its owner may no longer run them."
+        message = (
+            "No run: none of the schedule's checks exists any more, or they are all disabled, "
+            "or its owner may no longer run them."
+        )
     else:
         try:
             run, created = start_run(
@@ -74,8 +77,9 @@ def fire(schedule: Schedule, slot: datetime) -> Run | None:
 
 
 def runnable_checks(schedule: Schedule) -> list[Check]:
-    """Live checks of the schedule that its owner may still run (all live ones if the owner is gone)."""
-    checks = schedule.live_checks()
+    """Live, enabled checks of the schedule that its owner may still run (all live enabled ones if
+    the owner is gone). A disabled check stays in the schedule and is skipped until enabled."""
+    checks = schedule.live_checks().enabled()
     if schedule.owner is not None:
         checks = checks.filter(pk__in=Check.objects.visible_to(schedule.owner).values("pk"))
     return list(checks.order_by("pk"))

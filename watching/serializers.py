@@ -9,6 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 from rest_framework import serializers
 
+from accounts.rights import alert_channel_permissions, schedule_permissions
 from datasources.models import Datasource
 from dq_platform.text import plain_name
 from executions.scopes import scope_words
@@ -53,6 +54,9 @@ class ScheduleSerializer(serializers.ModelSerializer):
     missed_slot_policy = serializers.SerializerMethodField()
     owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
     can_edit = serializers.SerializerMethodField()
+    permissions = serializers.SerializerMethodField(
+        help_text="What the caller may do with the schedule: change and delete (its owner and administrators)."
+    )
 
     class Meta:
         model = Schedule
@@ -70,6 +74,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
             "biz_date_offset_days",
             "owner",
             "can_edit",
+            "permissions",
             "last_slot",
             "last_run",
             "last_message",
@@ -99,8 +104,10 @@ class ScheduleSerializer(serializers.ModelSerializer):
         return MISSED_SLOT_POLICY
 
     def get_can_edit(self, schedule) -> bool:
-        user = self.context["request"].user
-        return user.is_staff or schedule.owner_id == user.pk
+        return "change" in self.get_permissions(schedule)
+
+    def get_permissions(self, schedule) -> list[str]:
+        return schedule_permissions(self.context["request"].user, schedule.owner_id)
 
     def validate_name(self, name: str) -> str:
         if not name.strip():
@@ -179,6 +186,10 @@ class AlertChannelSerializer(serializers.ModelSerializer):
         write_only=True,
     )
 
+    permissions = serializers.SerializerMethodField(
+        help_text="What the caller may do with the channel: change, delete and test (administrators)."
+    )
+
     class Meta:
         model = AlertChannel
         fields = [
@@ -191,6 +202,7 @@ class AlertChannelSerializer(serializers.ModelSerializer):
             "notify_on",
             "checks",
             "datasources",
+            "permissions",
             "created_at",
             "updated_at",
         ]
@@ -201,6 +213,10 @@ class AlertChannelSerializer(serializers.ModelSerializer):
         data["checks"] = sorted(c.pk for c in channel.checks.all())
         data["datasources"] = sorted(d.pk for d in channel.datasources.all())
         return data
+
+    def get_permissions(self, channel) -> list[str]:
+        request = self.context.get("request")
+        return alert_channel_permissions(request.user) if request is not None else []
 
     def validate_name(self, name: str) -> str:
         return plain_name(name, "A channel's name")

@@ -11,6 +11,7 @@ from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from accounts.rights import alert_channel_permissions, schedule_permissions
 from dq_platform.ids import as_id
 from dq_platform.kept_pages import kept
 from dq_platform.pagination import CountedApart
@@ -50,7 +51,8 @@ class OwnerOrAdminWrites(permissions.BasePermission):
     message = "Only the schedule's owner or an administrator may change or delete it."
 
     def has_object_permission(self, request, view, obj):
-        return request.method in permissions.SAFE_METHODS or request.user.is_staff or obj.owner_id == request.user.pk
+        right = "delete" if getattr(view, "action", None) == "destroy" else "change"
+        return request.method in permissions.SAFE_METHODS or right in schedule_permissions(request.user, obj.owner_id)
 
 
 class ScheduleViewSet(viewsets.ModelViewSet):
@@ -115,7 +117,8 @@ class AdminWritesOnly(permissions.BasePermission):
     def has_permission(self, request, view):
         if request.method in permissions.SAFE_METHODS:
             return True
-        return bool(request.user and request.user.is_staff)
+        right = {"test": "test", "destroy": "delete"}.get(getattr(view, "action", None), "change")
+        return bool(request.user and request.user.is_authenticated) and right in alert_channel_permissions(request.user)
 
 
 class AlertChannelViewSet(viewsets.ModelViewSet):

@@ -92,6 +92,8 @@ export interface Batch {
   notice: string
   created_by: string | null
   created_at: string
+  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
+  permissions?: string[]
 }
 
 export interface BatchDetail extends Batch {
@@ -115,6 +117,8 @@ export interface GatedTable {
     name: string
     template: string
     failure_strategy: string
+    /** A disabled check stays bound; batches and "Run all" skip it. */
+    enabled: boolean
     last_result: { id: number; run: number; status: string; verdict: string; biz_date: string; created_at: string } | null
   }[]
 }

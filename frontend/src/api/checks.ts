@@ -9,6 +9,11 @@ export interface CheckFilters {
   last_status?: string
   /** Only these checks, comma-separated ids (a picker naming the ones it holds). */
   ids?: string
+  tag?: string
+  /** A username. */
+  owner?: string
+  /** 'true' for enabled checks only, 'false' for disabled ones. */
+  enabled?: string
 }
 
 export interface CheckInput {
@@ -19,6 +24,26 @@ export interface CheckInput {
   dimension?: string
   /** What changed: kept on the version this save writes. */
   message?: string
+  tags?: string[]
+  enabled?: boolean
+  owner?: string
+}
+
+export type BulkAction = 'enable' | 'disable' | 'add_tag' | 'remove_tag' | 'set_owner' | 'delete' | 'run'
+
+export interface BulkOutcome {
+  id: number
+  name: string
+  ok: boolean
+  /** What was done ("Disabled.") or why it was refused. */
+  detail: string
+}
+
+export interface BulkAnswer {
+  action: BulkAction
+  done: number
+  refused: number
+  results: BulkOutcome[]
 }
 
 /** One page of checks by name, filtered by the server. */
@@ -86,3 +111,11 @@ export const dryRunImport = (yaml: string) => http.post<ImportPlan>(`${API}/chec
 /** The import, all or nothing, exactly as the dry run `plan` said; `message` goes on every new version. */
 export const applyImport = (yaml: string, plan: string, message: string) =>
   http.post<Check[]>(`${API}/checks/import/`, { yaml, plan, message })
+/** "<name> (copy)", owned by the caller, at its first version. */
+export const cloneCheck = (id: number) => http.post<Check>(`${API}/checks/${id}/clone/`)
+/** Tags, the enabled switch and the owner: not versioned, nothing else changes. */
+export const patchCheck = (id: number, body: Partial<Pick<CheckInput, 'tags' | 'enabled' | 'owner'>>) =>
+  http.patch<Check>(`${API}/checks/${id}/`, body)
+/** One action on a selection, check by check with the caller's rights; the answer says per check. */
+export const bulkChecks = (body: { action: BulkAction; checks: number[]; tag?: string; owner?: string }) =>
+  http.post<BulkAnswer>(`${API}/checks/bulk/`, body)

@@ -25,6 +25,8 @@ export interface Datasource {
   options?: Record<string, string | number | boolean | null>
   allowed_groups?: string[]
   has_password?: boolean
+  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
+  permissions?: string[]
   created_at?: string
   updated_at?: string
 }
@@ -120,6 +122,11 @@ export interface Check {
   /** The template has a newer version; GET upgrade/ shows what changed, POST upgrade/ moves on. */
   upgrade_available: boolean
   owner: string | null
+  /** A disabled check stays listed; schedules and batch runs skip it. */
+  enabled: boolean
+  tags: string[]
+  /** What the caller may do with it: change, delete, run, clone. */
+  permissions: string[]
   created_at: string
   updated_at: string
   /** The quality dimension the check names for itself; '' takes its template's. */
@@ -267,6 +274,8 @@ export interface Run {
   started_at: string | null
   finished_at: string | null
   duration_seconds: number | null
+  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
+  permissions?: string[]
   /** A run's own page (GET /runs/{id}/) lists its results; the runs list counts them instead. */
   results?: Result[]
   /** The runs list's rows: results by status, e.g. {pass: 12, fail: 1}. */

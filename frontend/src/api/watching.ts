@@ -29,6 +29,8 @@ export interface Schedule {
   biz_date_offset_days: number
   owner: string | null
   can_edit: boolean
+  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
+  permissions?: string[]
   last_slot: string | null
   last_run: number | null
   last_message: string
@@ -64,6 +66,8 @@ export interface AlertChannel {
   notify_on: ChannelEvent[]
   checks: number[]
   datasources: number[]
+  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
+  permissions?: string[]
   created_at: string
   updated_at: string
 }

@@ -75,6 +75,8 @@ export interface FormApi {
   validate(): Promise<unknown>
   formData(): Record<string, unknown>
   sync(field: string): void
+  /** Every field read-only (true) or editable again (false). */
+  disabled(disabled: boolean): void
 }
 
 /**

@@ -218,7 +218,7 @@ class CheckViewSet(viewsets.ModelViewSet):
             return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance):
-        instance.soft_delete()
+        instance.soft_delete(by=self.request.user)
 
     @extend_schema(responses=CheckVersionSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=None)

@@ -109,14 +109,18 @@ def test_an_admin_adds_a_webhook_channel_sends_a_test_and_people_triage_the_inci
     page.goto(f"{live_server.url}/incidents")
     page.get_by_test_id(f"incident-ack-{incident.pk}").click()
     page.get_by_test_id(f"incident-status-{incident.pk}").get_by_text("acknowledged").wait_for()
-    page.get_by_test_id(f"incident-resolve-{incident.pk}").click()
-    page.get_by_placeholder("e.g. upstream reloaded the table").fill("Reloaded the orders table.")
-    page.get_by_role("button", name="Resolve").last.click()
+    page.get_by_test_id(f"incident-details-{incident.pk}").click()
+    drawer = page.get_by_test_id("incident-drawer")
+    drawer.get_by_test_id("resolve-note").fill("Reloaded the orders table.")
+    drawer.get_by_test_id("drawer-resolve").click()
+    drawer.get_by_test_id("drawer-status").get_by_text("resolved").wait_for()
+    page.keyboard.press("Escape")
     page.get_by_text("No incidents here").wait_for()
     incident.refresh_from_db()
     assert incident.status == "resolved" and incident.resolved_by == cast.admin
     assert incident.resolution_note == "Reloaded the orders table."
-    page.get_by_test_id("incident-filter").get_by_text("Resolved", exact=True).click()
+    page.get_by_test_id("incident-filter").click()
+    page.get_by_role("option", name="Resolved", exact=True).click()
     page.get_by_text("“Reloaded the orders table.”").wait_for()
-    shots("incidents-resolved", readme="incidents")
+    shots("incidents-resolved")
     assert unexpected(console_errors) == []

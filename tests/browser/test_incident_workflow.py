@@ -7,6 +7,7 @@ Celery tasks, which open the incidents."""
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 
 import pytest
@@ -17,7 +18,7 @@ from watching.models import CheckMute, Incident
 from watching.tests import conftest as watching_fixtures
 from watching.tests.conftest import record_run
 
-from .conftest import README_SHOTS, sign_in, unexpected
+from .conftest import ARTIFACTS, README_SHOTS, sign_in, unexpected
 
 # The fixtures of watching/tests, shared here.
 eager_celery, lake = watching_fixtures.eager_celery, watching_fixtures.lake
@@ -28,12 +29,16 @@ NOTE_REQUIRED = "Say what was done about it: the note is kept with the incident.
 
 
 def _screenshot(page, name: str, width: int) -> None:
-    """The page at `width` px wide, as docs/screenshots/<name>.png (the top 1000 px)."""
+    """The page at `width` px wide (the top 1000 px) under test-artifacts/browser/, and with
+    DQ_README_SCREENSHOTS=1 as the README's docs/screenshots/<name>.png."""
     page.locator(".el-message").first.wait_for(state="detached", timeout=10_000)  # the toasts are gone
     page.set_viewport_size({"width": width, "height": 1000})
     page.wait_for_timeout(400)  # the table and the drawer lay out again
-    README_SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(README_SHOTS / f"{name}.png"))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    if os.environ.get("DQ_README_SCREENSHOTS") == "1":
+        README_SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(README_SHOTS / f"{name}.png"))
 
 
 def test_an_incident_is_found_assigned_commented_and_resolved_only_with_a_note(

@@ -121,6 +121,6 @@ def test_an_admin_adds_a_webhook_channel_sends_a_test_and_people_triage_the_inci
     assert incident.resolution_note == "Reloaded the orders table."
     page.get_by_test_id("incident-filter").click()
     page.get_by_role("option", name="Resolved", exact=True).click()
-    page.get_by_text("“Reloaded the orders table.”").wait_for()
+    page.get_by_test_id("incidents-table").get_by_text("“Reloaded the orders table.”").wait_for()
     shots("incidents-resolved")
     assert unexpected(console_errors) == []

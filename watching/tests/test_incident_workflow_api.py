@@ -290,3 +290,15 @@ def test_a_run_says_which_of_its_failing_checks_are_muted_by_whom_until_when_and
     assert author.get("/api/v1/muted-checks/").status_code == 400
     lake.allowed_groups.set([cast.analysts])
     assert api_as(cast.outsider).get("/api/v1/muted-checks/", {"run": run.pk}).status_code == 404
+
+
+def test_the_admin_shows_an_incidents_comments_and_history(cast, api_as, desk, django_user_model, client):
+    incident = desk["orders statuses present"]
+    author = api_as(cast.author)
+    author.post(f"{URL}{incident.pk}/comments/", {"text": "Seen it before."}, format="json")
+    author.post(f"{URL}{incident.pk}/resolve/", {"note": "Reloaded by hand."}, format="json")
+    root = django_user_model.objects.create_superuser("root", password="root-pass-123")
+    client.force_login(root)
+    page = client.get(f"/admin/watching/incident/{incident.pk}/change/")
+    assert page.status_code == 200
+    assert "Seen it before." in page.content.decode() and "Reloaded by hand." in page.content.decode()

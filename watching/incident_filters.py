@@ -16,6 +16,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from rest_framework.exceptions import ValidationError
 
 from dq_platform.ids import as_id
+from dq_platform.search import search_text
 from rules.models import Check
 
 from .models import Incident, Severity
@@ -31,7 +32,6 @@ ORDERINGS = {
     "id": (),
 }
 DEFAULT_ORDERING = "-opened_at"
-SEARCH_MAX = 200
 
 
 def _choices(params, name: str, allowed: list[str], problems: dict) -> list[str]:
@@ -77,9 +77,11 @@ def filter_incidents(incidents: QuerySet, params, user) -> QuerySet:
     assignee = _id(params, "assignee", problems, words=("me", "none"))
     datasource = _id(params, "datasource", problems)
     check = _id(params, "check", problems)
-    search = params.get("search", "").strip()
-    if len(search) > SEARCH_MAX:
-        problems["search"] = [f"Search with at most {SEARCH_MAX} characters."]
+    try:
+        search = search_text(params)
+    except ValidationError as exc:
+        problems.update(exc.detail)
+        search = ""
     ordering = order_of(params, problems)
     if problems:
         raise ValidationError(problems)

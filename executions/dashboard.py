@@ -72,7 +72,7 @@ SUMMARY_RESPONSE = inline_serializer(
         "errors": serializers.IntegerField(),
         "unknown": serializers.IntegerField(),
         "pass_rate": serializers.FloatField(allow_null=True, help_text="passed ÷ (passed + failed + errors) × 100"),
-        "open_failures": serializers.IntegerField(help_text="Checks whose newest result is fail or error"),
+        "open_failures": serializers.IntegerField(help_text="Live checks whose newest result is fail or error"),
         "blocking_failures": serializers.IntegerField(),
         "failing_checks": serializers.ListField(
             help_text=f"The first {FAILING_LISTED} open failures, blocking ones first; all of them are "
@@ -91,8 +91,8 @@ SUMMARY_RESPONSE = inline_serializer(
 def results_summary(request):
     """The dashboard header: how the checks did in the last `hours` (24 by default).
 
-    An open failure is a check whose newest result in the window is `fail` or `error`; a later
-    pass closes it. The pass rate leaves out `unknown` results (no expected value yet).
+    An open failure is a live check whose newest result in the window is `fail` or `error`; a
+    later pass closes it, and so does deleting the check. The pass rate leaves out `unknown` results (no expected value yet).
     """
     return kept(request, lambda: _summary(request))
 

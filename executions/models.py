@@ -41,10 +41,12 @@ class ResultQuerySet(models.QuerySet):
 
         Asked check by check, newest first along the (rule_check, id) index: a step or two per
         check, where grouping the results by check reads every one of them, and a check's
-        history keeps growing while the number of checks does not. Deleted checks keep their
-        row, so every result's check is among them. A fresh queryset of those rows: these
-        results' filters (visibility among them) already chose them."""
-        checks = self.model._meta.get_field("rule_check").related_model.objects.order_by()
+        history keeps growing while the number of checks does not. Only live checks: a deleted
+        check fails no more, so its last result is no open failure (and its incidents were
+        closed with it). A fresh queryset of those rows: these results' filters (visibility
+        among them) already chose them."""
+        checks = self.model._meta.get_field("rule_check").related_model.objects.filter(deleted_at__isnull=True)
+        checks = checks.order_by()
         newest = self.order_by("-id").filter(rule_check_id=OuterRef("pk")).values("id")[:1]
         # DISTINCT: PostgreSQL would otherwise evaluate each check's walk three times over.
         newest_ids = checks.annotate(newest=Subquery(newest)).values("newest").distinct()

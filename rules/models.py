@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from .comparison_types import AGGREGATIONS, WINDOW_FORMS, ComparisonSpec, definition_problems, template_problems
 from .schema import rule_json_problems
+from .signals import check_deleted
 
 
 def canonical_json(value: Any) -> str:
@@ -517,10 +518,14 @@ class Check(models.Model):
     def current(self) -> CheckVersion:
         return self.versions.select_related("definition").get(number=self.current_version)
 
-    def soft_delete(self) -> None:
-        """Keep the versions (results refer to them); hide the check and free its name."""
-        self.deleted_at = timezone.now()
-        self.save(update_fields=["deleted_at"])
+    def soft_delete(self, by=None) -> None:
+        """Keep the versions (results refer to them); hide the check and free its name. Listeners
+        of `rules.signals.check_deleted` tidy up in the same transaction (watching resolves the
+        check's open incidents); `by` is who deleted it, if a person did."""
+        with transaction.atomic():
+            self.deleted_at = timezone.now()
+            self.save(update_fields=["deleted_at"])
+            check_deleted.send(sender=Check, check=self, by=by)
 
 
 # A version's message: one line, like a commit's subject.

@@ -268,7 +268,7 @@ class CheckViewSet(viewsets.ModelViewSet):
             return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance):
-        instance.soft_delete()
+        instance.soft_delete(by=self.request.user)
 
     @extend_schema(request=None, responses={201: CheckSerializer})
     @action(detail=True, methods=["post"])

@@ -8,7 +8,16 @@ from django.contrib import admin, messages
 
 from .channels import TargetInvalid, transport_for
 from .delivery import send_test
-from .models import AlertChannel, CheckMute, DeliveryAttempt, Incident, Notification, Schedule
+from .models import (
+    AlertChannel,
+    CheckMute,
+    DeliveryAttempt,
+    Incident,
+    IncidentChange,
+    IncidentComment,
+    Notification,
+    Schedule,
+)
 
 
 class AlertChannelAdminForm(forms.ModelForm):
@@ -75,11 +84,46 @@ class ScheduleAdmin(admin.ModelAdmin):
         return ", ".join(s.isoformat() for s in obj.next_slots(5)) if obj.pk else ""
 
 
+class IncidentChangeInline(admin.TabularInline):
+    """The history, as it was recorded: changed through the app, never here."""
+
+    model = IncidentChange
+    fields = ["at", "actor", "field", "from_value", "to_value", "note"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class IncidentCommentInline(admin.TabularInline):
+    model = IncidentComment
+    fields = ["created_at", "author", "text"]
+    readonly_fields = fields
+    extra = 0
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Incident)
 class IncidentAdmin(admin.ModelAdmin):
-    list_display = ["id", "rule_check", "status", "outcome", "blocking", "occurrences", "opened_at", "resolved_at"]
-    list_filter = ["status", "outcome", "blocking"]
+    list_display = [
+        "id",
+        "rule_check",
+        "status",
+        "severity",
+        "assignee",
+        "outcome",
+        "blocking",
+        "occurrences",
+        "opened_at",
+        "resolved_at",
+    ]
+    list_filter = ["status", "severity", "outcome", "blocking"]
     readonly_fields = [f.name for f in Incident._meta.fields]
+    inlines = [IncidentCommentInline, IncidentChangeInline]
 
     def has_add_permission(self, request):
         return False

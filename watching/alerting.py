@@ -14,7 +14,7 @@ from django.utils import timezone
 from executions.models import Result, Run
 
 from .messages import Failure, run_message
-from .models import AlertChannel, AlertedRun, CheckMute, Incident, Notification
+from .models import AlertChannel, AlertedRun, CheckMute, Incident, IncidentChange, Notification, severity_of
 
 log = logging.getLogger(__name__)
 
@@ -58,33 +58,58 @@ def alert_on_run(run_id: int) -> list[Notification]:
 def track(result: Result, now: datetime) -> tuple[str, Incident] | None:
     """Move the incident of the check and the result's partition on with this result; say whether
     people should hear of it. Only a pass of the same scope closes an incident: a partition
-    passing is no news about the whole table or another partition."""
-    incident = (
-        Incident.objects.unresolved()
-        .filter(rule_check_id=result.rule_check_id, partition_key=result.partition_key)
-        .first()
-    )
+    passing is no news about the whole table or another partition. A check deleted meanwhile
+    (its run was under way) opens nothing: its incidents were closed with it."""
+    if result.rule_check.deleted_at is not None:
+        return None
+    incident = _unresolved_incident_of(result)
     if incident and incident.last_result_id > result.pk:
         return None  # a later result already moved this incident on (tasks ran out of order)
     if result.status in ALERTING_STATUSES:
         if incident is None:
-            incident = Incident.objects.create(
-                rule_check_id=result.rule_check_id,
-                partition_key=result.partition_key,
-                outcome=result.status,
-                blocking=result.blocks,
-                first_result=result,
-                last_result=result,
-                opened_at=now,
-                last_seen_at=now,
-            )
-            return ALERT, incident
+            incident = _open(result, now)
+            if incident is not None:
+                return ALERT, incident
+            incident = _unresolved_incident_of(result)  # another task opened it a moment ago
+            if incident is None:
+                return None
         return (ALERT, incident) if join(incident, result, now) else None
     if result.status == Result.Status.PASS and incident:
         told = incident.last_notified_at is not None
         incident.resolve(None, note=f"Passed again in run {result.run_id}.", result=result)
         return (RECOVERY, incident) if told else None
     return None  # `unknown` (no history yet, an empty partition) neither opens nor closes an incident
+
+
+def _unresolved_incident_of(result: Result) -> Incident | None:
+    return (
+        Incident.objects.unresolved()
+        .filter(rule_check_id=result.rule_check_id, partition_key=result.partition_key)
+        .first()
+    )
+
+
+def _open(result: Result, now: datetime) -> Incident | None:
+    """A new incident for the result's check and partition, or None when one is open already: the
+    database holds one unresolved incident per check and partition
+    (`one_unresolved_incident_per_check_and_partition`), whoever opens it first."""
+    try:
+        with transaction.atomic():
+            incident = Incident.objects.create(
+                rule_check_id=result.rule_check_id,
+                partition_key=result.partition_key,
+                outcome=result.status,
+                blocking=result.blocks,
+                severity=severity_of(result.failure_strategy, result.status),
+                first_result=result,
+                last_result=result,
+                opened_at=now,
+                last_seen_at=now,
+            )
+    except IntegrityError:
+        return None
+    incident.record(None, IncidentChange.Field.STATUS, "", Incident.Status.OPEN, f"Failed in run {result.run_id}.")
+    return incident
 
 
 def join(incident: Incident, result: Result, now: datetime) -> bool:
@@ -100,7 +125,14 @@ def join(incident: Incident, result: Result, now: datetime) -> bool:
     incident.last_seen_at = now
     incident.outcome = result.status
     incident.blocking = result.blocks
-    incident.save(update_fields=["last_result", "occurrences", "last_seen_at", "outcome", "blocking"])
+    fields = ["last_result", "occurrences", "last_seen_at", "outcome", "blocking"]
+    severity = severity_of(result.failure_strategy, result.status)
+    if not incident.severity_chosen and severity != incident.severity:
+        # Follows the latest failure until a person sets it.
+        incident.record(None, IncidentChange.Field.SEVERITY, incident.severity, severity, f"Run {result.run_id}.")
+        incident.severity = severity
+        fields.append("severity")
+    incident.save(update_fields=fields)
     return blocking_changed or due
 
 

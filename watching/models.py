@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Case, Exists, OuterRef, Q, Value, When
 from django.utils import timezone
 from django.utils.timezone import now as utc_now
@@ -198,6 +198,24 @@ class IncidentQuerySet(models.QuerySet):
         return self.filter(status__in=Incident.UNRESOLVED)
 
 
+class Severity(models.TextChoices):
+    """How bad an incident is. Opened from its failing result (`severity_of`); a person may set it."""
+
+    CRITICAL = "critical", "Critical"
+    HIGH = "high", "High"
+    MEDIUM = "medium", "Medium"
+    LOW = "low", "Low"
+
+
+def severity_of(failure_strategy: str, outcome: str) -> str:
+    """The severity an incident opens with: a blocking check stops the workflow, so its failure
+    is critical and its evaluation error (the data may be fine, but nothing goes on) high; a
+    check that only alerts is medium when it fails and low when it cannot be evaluated."""
+    if failure_strategy == "block":
+        return Severity.CRITICAL if outcome == "fail" else Severity.HIGH
+    return Severity.MEDIUM if outcome == "fail" else Severity.LOW
+
+
 class Incident(models.Model):
     """A check that fails or errors on one scope: the whole table, or one partition of it
     (`partition_key`, executions/scopes.py). One unresolved incident per check and scope: later
@@ -237,6 +255,13 @@ class Incident(models.Model):
         "executions.Result", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     resolution_note = models.TextField(blank=True)
+    severity = models.CharField(max_length=10, choices=Severity.choices, default=Severity.MEDIUM, db_index=True)
+    severity_chosen = models.BooleanField(
+        default=False, help_text="Set by a person: later failures no longer change it."
+    )
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_incidents"
+    )
     # The list's order (open, acknowledged, resolved), kept by the database itself so that an
     # index can serve it: the list reads a page from `incident_list_order` instead of sorting
     # every incident on each request.
@@ -249,12 +274,27 @@ class Incident(models.Model):
         output_field=models.PositiveSmallIntegerField(),
         db_persist=True,
     )
+    # Most severe first when the list is ordered by severity (the names do not sort that way).
+    severity_rank = models.GeneratedField(
+        expression=Case(
+            When(severity="critical", then=Value(0)),
+            When(severity="high", then=Value(1)),
+            When(severity="medium", then=Value(2)),
+            default=Value(3),
+        ),
+        output_field=models.PositiveSmallIntegerField(),
+        db_persist=True,
+    )
 
     objects = IncidentQuerySet.as_manager()
 
     class Meta:
+        # Opened time then id: acknowledging, assigning or resolving an incident leaves it where it is.
         ordering = ["-opened_at", "-id"]
-        indexes = [models.Index(fields=["status_rank", "-opened_at", "-id"], name="incident_list_order")]
+        indexes = [
+            models.Index(fields=["status_rank", "-opened_at", "-id"], name="incident_list_order"),
+            models.Index(fields=["-opened_at", "-id"], name="incident_opened_order"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["rule_check", "partition_key"],
@@ -268,24 +308,100 @@ class Incident(models.Model):
 
     def acknowledge(self, user) -> bool:
         """Open → acknowledged (a conditional update, so two clicks record the first)."""
-        now = timezone.now()
-        done = Incident.objects.filter(pk=self.pk, status=self.Status.OPEN).update(
-            status=self.Status.ACKNOWLEDGED, acknowledged_by=user, acknowledged_at=now
-        )
+        with transaction.atomic():
+            done = Incident.objects.filter(pk=self.pk, status=self.Status.OPEN).update(
+                status=self.Status.ACKNOWLEDGED, acknowledged_by=user, acknowledged_at=timezone.now()
+            )
+            if done:
+                self.record(user, IncidentChange.Field.STATUS, self.Status.OPEN, self.Status.ACKNOWLEDGED)
         self.refresh_from_db()
         return bool(done)
 
-    def resolve(self, user, note: str = "", result=None) -> bool:
-        """Unresolved → resolved, by a person (`user`) or by a passing result (`result`)."""
-        done = Incident.objects.filter(pk=self.pk, status__in=self.UNRESOLVED).update(
-            status=self.Status.RESOLVED,
-            resolved_by=user,
-            resolved_at=timezone.now(),
-            resolution_note=note,
-            resolved_by_result=result,
-        )
+    def resolve(self, user, note: str = "", result=None, by=None) -> bool:
+        """Unresolved → resolved, by a person (`user`), by a passing result (`result`) or by the
+        platform (neither; `by`, if known, is whom the history names, e.g. who deleted the check)."""
+        with transaction.atomic():
+            before = Incident.objects.filter(pk=self.pk).values_list("status", flat=True).first()
+            done = Incident.objects.filter(pk=self.pk, status__in=self.UNRESOLVED).update(
+                status=self.Status.RESOLVED,
+                resolved_by=user,
+                resolved_at=timezone.now(),
+                resolution_note=note,
+                resolved_by_result=result,
+            )
+            if done:
+                self.record(user or by, IncidentChange.Field.STATUS, before, self.Status.RESOLVED, note)
         self.refresh_from_db()
         return bool(done)
+
+    def assign(self, user, assignee, note: str = "") -> bool:
+        """Give the incident to `assignee` (None: to nobody); recorded when it changes."""
+        if self.assignee_id == (assignee.pk if assignee else None):
+            return False
+        before = self.assignee.get_username() if self.assignee_id else ""
+        with transaction.atomic():
+            Incident.objects.filter(pk=self.pk).update(assignee=assignee)
+            self.record(user, IncidentChange.Field.ASSIGNEE, before, assignee.get_username() if assignee else "", note)
+        self.refresh_from_db()
+        return True
+
+    def set_severity(self, user, severity: str, note: str = "") -> bool:
+        """A person's severity, which later failures keep; recorded when it changes."""
+        if severity == self.severity:
+            Incident.objects.filter(pk=self.pk).update(severity_chosen=True)
+            self.refresh_from_db()
+            return False
+        with transaction.atomic():
+            Incident.objects.filter(pk=self.pk).update(severity=severity, severity_chosen=True)
+            self.record(user, IncidentChange.Field.SEVERITY, self.severity, severity, note)
+        self.refresh_from_db()
+        return True
+
+    def record(self, actor, field: str, before: str, after: str, note: str = "") -> IncidentChange:
+        return IncidentChange.objects.create(
+            incident_id=self.pk, actor=actor, field=field, from_value=before or "", to_value=after or "", note=note
+        )
+
+
+class IncidentChange(models.Model):
+    """One change of an incident: its status (opened, acknowledged, resolved), its assignee or its
+    severity; who made it (empty: the platform), when, from what to what, and why."""
+
+    class Field(models.TextChoices):
+        STATUS = "status", "Status"
+        ASSIGNEE = "assignee", "Assignee"
+        SEVERITY = "severity", "Severity"
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="changes")
+    at = models.DateTimeField(default=timezone.now)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    field = models.CharField(max_length=10, choices=Field.choices)
+    from_value = models.CharField(max_length=150, blank=True)
+    to_value = models.CharField(max_length=150, blank=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.incident_id} {self.field}: {self.from_value or '—'} → {self.to_value or '—'}"
+
+
+class IncidentComment(models.Model):
+    """What someone who may see the incident said about it."""
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"Comment {self.pk} on incident {self.incident_id}"
 
 
 class CheckMute(models.Model):

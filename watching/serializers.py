@@ -17,7 +17,18 @@ from rules.models import Check
 
 from . import cron
 from .channels import TargetInvalid, transport_for
-from .models import AlertChannel, CheckMute, DeliveryAttempt, Incident, Notification, Schedule
+from .handling import may_handle
+from .models import (
+    AlertChannel,
+    CheckMute,
+    DeliveryAttempt,
+    Incident,
+    IncidentChange,
+    IncidentComment,
+    Notification,
+    Schedule,
+    Severity,
+)
 
 MISSED_SLOT_POLICY = "run_latest_once"
 
@@ -279,16 +290,27 @@ class ChannelTestSerializer(serializers.Serializer):
 
 
 class IncidentSerializer(serializers.ModelSerializer):
+    """An incident as the list shows it (watching/incident_rows.py writes the same JSON from column
+    values): what fails where, how bad, whose it is, and whether the caller may handle it."""
+
     check = serializers.IntegerField(source="rule_check_id", read_only=True)
     check_name = serializers.CharField(source="rule_check.name", read_only=True)
+    table = serializers.SerializerMethodField(help_text="The table the check reads.")
+    datasource = serializers.SerializerMethodField(help_text="The name of the datasource the check reads.")
     last_run = serializers.IntegerField(source="last_result.run_id", read_only=True)
     first_run = serializers.IntegerField(source="first_result.run_id", read_only=True)
     acknowledged_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    assignee = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     resolved_automatically = serializers.SerializerMethodField()
     muted_until = serializers.SerializerMethodField()
+    muted_by = serializers.SerializerMethodField()
+    mute_reason = serializers.SerializerMethodField()
     partition = serializers.SerializerMethodField(
         help_text='What the incident is about: "the whole table" or a partition.'
+    )
+    can_handle = serializers.SerializerMethodField(
+        help_text="Whether the caller may acknowledge, assign, set the severity of and resolve it."
     )
 
     class Meta:
@@ -297,9 +319,13 @@ class IncidentSerializer(serializers.ModelSerializer):
             "id",
             "check",
             "check_name",
+            "table",
+            "datasource",
             "partition_key",
             "partition",
             "status",
+            "severity",
+            "assignee",
             "outcome",
             "blocking",
             "occurrences",
@@ -317,8 +343,19 @@ class IncidentSerializer(serializers.ModelSerializer):
             "resolved_automatically",
             "resolution_note",
             "muted_until",
+            "muted_by",
+            "mute_reason",
+            "can_handle",
         ]
         read_only_fields = fields
+
+    def get_table(self, incident) -> str:
+        return str(incident.rule_check.params.get("src_table") or "")
+
+    def get_datasource(self, incident) -> str:
+        source = incident.rule_check.params.get("src_datasource_id")
+        found = Datasource.objects.filter(pk=source).values_list("name", flat=True).first() if source else None
+        return found or ""
 
     def get_partition(self, incident) -> str:
         return scope_words(incident.partition_key)
@@ -326,15 +363,104 @@ class IncidentSerializer(serializers.ModelSerializer):
     def get_resolved_automatically(self, incident) -> bool:
         return incident.status == Incident.Status.RESOLVED and incident.resolved_by_result_id is not None
 
-    def get_muted_until(self, incident) -> str | None:
+    def _mute(self, incident):
         mute = getattr(incident.rule_check, "mute", None)
-        if mute is None or mute.until <= timezone.now():
+        return mute if mute is not None and mute.until > timezone.now() else None
+
+    def get_muted_until(self, incident) -> str | None:
+        mute = self._mute(incident)
+        return mute.until.isoformat() if mute else None
+
+    def get_muted_by(self, incident) -> str | None:
+        mute = self._mute(incident)
+        return mute.muted_by.get_username() if mute and mute.muted_by_id else None
+
+    def get_mute_reason(self, incident) -> str:
+        mute = self._mute(incident)
+        return mute.reason if mute else ""
+
+    def get_can_handle(self, incident) -> bool:
+        return may_handle(self.context["request"].user, incident.rule_check)
+
+
+class IncidentChangeSerializer(serializers.ModelSerializer):
+    actor = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+
+    class Meta:
+        model = IncidentChange
+        fields = ["at", "actor", "field", "from_value", "to_value", "note"]
+        read_only_fields = fields
+
+
+class IncidentCommentSerializer(serializers.ModelSerializer):
+    """`{"text"}`: a comment by whoever may see the incident."""
+
+    author = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    text = serializers.CharField(
+        max_length=4000, error_messages={"blank": "Write the comment first.", "required": "Write the comment first."}
+    )
+
+    class Meta:
+        model = IncidentComment
+        fields = ["id", "author", "created_at", "text"]
+        read_only_fields = ["id", "author", "created_at"]
+
+    def validate_text(self, text: str) -> str:
+        if not text.strip():
+            raise serializers.ValidationError("Write the comment first.")
+        return text.strip()
+
+
+class IncidentDetailSerializer(IncidentSerializer):
+    """One incident's page: the list's fields, its comments and the history of its changes."""
+
+    comments = IncidentCommentSerializer(many=True, read_only=True)
+    history = IncidentChangeSerializer(source="changes", many=True, read_only=True)
+
+    class Meta(IncidentSerializer.Meta):
+        fields = [*IncidentSerializer.Meta.fields, "comments", "history"]
+        read_only_fields = fields
+
+
+class IncidentUpdateSerializer(serializers.Serializer):
+    """`{"assignee": username or null, "severity", "note"}`: any of them; the note goes into the
+    history. The assignee must be able to see the incident."""
+
+    assignee = serializers.CharField(max_length=150, allow_null=True, required=False)
+    severity = serializers.ChoiceField(
+        choices=Severity.choices,
+        required=False,
+        error_messages={"invalid_choice": f'Unknown severity "{{input}}"; use {", ".join(Severity.values)}.'},
+    )
+    note = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+
+    def validate_assignee(self, username):
+        if username is None or not username.strip():
             return None
-        return mute.until.isoformat()
+        from django.contrib.auth import get_user_model
+
+        user = get_user_model().objects.filter(username=username.strip(), is_active=True).first()
+        if user is None or not Incident.objects.visible_to(user).filter(pk=self.context["incident"].pk).exists():
+            raise serializers.ValidationError(f"{username} does not exist or may not see this incident.")
+        return user
+
+    def validate(self, attrs):
+        if "assignee" not in attrs and "severity" not in attrs:
+            raise serializers.ValidationError({"assignee": ["Give an assignee or a severity to change."]})
+        return attrs
 
 
 class ResolveSerializer(serializers.Serializer):
-    note = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+    """`{"note"}`: what was done about it, required: the history keeps why it was closed."""
+
+    note = serializers.CharField(
+        max_length=2000,
+        error_messages={
+            "required": "Say what was done about it: the note is kept with the incident.",
+            "blank": "Say what was done about it: the note is kept with the incident.",
+            "null": "Say what was done about it: the note is kept with the incident.",
+        },
+    )
 
 
 class MuteSerializer(serializers.ModelSerializer):

@@ -12,5 +12,6 @@ router.register("notifications", views.NotificationViewSet, basename="notificati
 
 urlpatterns = [
     path("checks/<int:pk>/mute/", views.check_mute, name="check-mute"),
+    path("muted-checks/", views.muted_checks_of_run, name="muted-checks-of-run"),
     *router.urls,
 ]

@@ -4,9 +4,11 @@ Every list pages on the server (dq_platform.pagination, the default); every quer
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, permissions, status, viewsets
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
+from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
@@ -22,12 +24,16 @@ from rules.models import Check
 from . import cron, incident_rows
 from .delivery import send_test
 from .handling import REFUSED, may_handle
-from .models import AlertChannel, CheckMute, Incident, Notification, Schedule
+from .incident_filters import filter_incidents
+from .models import AlertChannel, CheckMute, Incident, IncidentComment, Notification, Schedule
 from .serializers import (
     AlertChannelSerializer,
     ChannelTestSerializer,
     CronPreviewSerializer,
+    IncidentCommentSerializer,
+    IncidentDetailSerializer,
     IncidentSerializer,
+    IncidentUpdateSerializer,
     MuteSerializer,
     NotificationSerializer,
     ResolveSerializer,
@@ -35,6 +41,23 @@ from .serializers import (
 )
 
 NAME_PART = "Part of the name"
+# Who an incident may be given to: the first users by name who may see it.
+ASSIGNEES_LISTED, ASSIGNEES_SCANNED = 20, 200
+AssigneeSerializer = inline_serializer(
+    "IncidentAssignee", {"id": serializers.IntegerField(), "username": serializers.CharField()}, many=True
+)
+MutedCheckSerializer = inline_serializer(
+    "MutedCheck",
+    {
+        "check": serializers.IntegerField(),
+        "check_name": serializers.CharField(),
+        "until": serializers.DateTimeField(),
+        "reason": serializers.CharField(),
+        "muted_by": serializers.CharField(allow_null=True),
+        "created_at": serializers.DateTimeField(),
+    },
+    many=True,
+)
 
 
 def _id_param(request, name: str) -> int | None:
@@ -98,7 +121,6 @@ class ScheduleViewSet(viewsets.ModelViewSet):
             problems["timezone"] = [str(exc)]
         if problems:
             raise ValidationError(problems)
-        from django.utils import timezone
 
         slots = parsed.next_slots(timezone.now(), zone, 5)
         return Response(
@@ -153,31 +175,53 @@ class AlertChannelViewSet(viewsets.ModelViewSet):
         return Response({"ok": ok, "message": message})
 
 
+INCIDENT_FILTERS = [
+    OpenApiParameter(
+        "search", str, description="Part of the check's name, its table, a datasource's name or the assignee"
+    ),
+    OpenApiParameter("status", str, description="open, acknowledged, resolved (comma-separated)"),
+    OpenApiParameter("severity", str, description="critical, high, medium, low (comma-separated)"),
+    OpenApiParameter("assignee", str, description="A user id, `me` or `none`"),
+    OpenApiParameter("datasource", int, description="Incidents of checks that read this datasource"),
+    OpenApiParameter("check", int),
+    OpenApiParameter(
+        "ordering",
+        str,
+        description="opened_at (newest first by default: -opened_at), last_seen_at, severity, status, check, occurrences, id",
+    ),
+]
+
+
+@extend_schema_view(list=extend_schema(parameters=INCIDENT_FILTERS))
 class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Incidents of the checks the caller may see, open first. `?status=open|acknowledged|resolved`
-    (several with commas), `?check=`. Acknowledged and resolved by the owners of the check's
-    datasource, the check's owner and administrators (watching/handling.py)."""
+    """Incidents of the checks the caller may see (`Incident.objects.visible_to`), newest opened
+    first: acknowledging or resolving one leaves it in its place. Searched, filtered and ordered
+    on the server (watching/incident_filters.py). Acknowledged, assigned, given a severity and
+    resolved (with a note) by the owners of the check's datasource, the check's owner and
+    administrators (watching/handling.py); commented on by whoever sees it."""
 
     serializer_class = IncidentSerializer
+    http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_queryset(self):
         incidents = Incident.objects.visible_to(self.request.user)
-        if self.action != "list":  # the list reads the columns it shows (incident_rows)
-            incidents = incidents.select_related(
-                "rule_check__mute", "first_result", "last_result", "acknowledged_by", "resolved_by"
-            )
-        wanted = [s for s in self.request.query_params.get("status", "").split(",") if s.strip()]
-        unknown = [s for s in wanted if s not in Incident.Status.values]
-        if unknown:
-            raise ValidationError(
-                {"status": [f"Unknown status {', '.join(unknown)}; use open, acknowledged or resolved."]}
-            )
-        if wanted:
-            incidents = incidents.filter(status__in=wanted)
-        check = _id_param(self.request, "check")
-        if check is not None:
-            incidents = incidents.filter(rule_check_id=check)
-        return incidents.order_by("status_rank", "-opened_at", "-id")  # the `incident_list_order` index
+        if self.action == "list":  # the list reads the columns it shows (incident_rows)
+            return filter_incidents(incidents, self.request.query_params, self.request.user)
+        related = [
+            "rule_check__mute__muted_by",
+            "first_result",
+            "last_result",
+            "acknowledged_by",
+            "resolved_by",
+            "assignee",
+        ]
+        incidents = incidents.select_related(*related)
+        if self.action == "retrieve":
+            incidents = incidents.prefetch_related("comments__author", "changes__actor")
+        return incidents
+
+    def get_serializer_class(self):
+        return IncidentDetailSerializer if self.action == "retrieve" else IncidentSerializer
 
     def list(self, request, *args, **kwargs):
         """The page's rows come from column values (watching/incident_rows.py): the same JSON
@@ -186,12 +230,59 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     def _page(self):
         incidents = self.get_queryset()
+        user = self.request.user
         page = self.paginate_queryset(CountedApart(incident_rows.listed(incidents), incidents))
         if page is None:
-            return Response(incident_rows.rows(incident_rows.listed(incidents)))
-        return self.get_paginated_response(incident_rows.rows(page))
+            return Response(incident_rows.rows(incident_rows.listed(incidents), user))
+        return self.get_paginated_response(incident_rows.rows(page, user))
 
-    @extend_schema(request=None, responses=IncidentSerializer)
+    @extend_schema(request=IncidentUpdateSerializer, responses=IncidentDetailSerializer)
+    def partial_update(self, request, pk=None):
+        """Assign it (`assignee`: a username, or null for nobody) and/or set its `severity`; an
+        optional `note` goes into the history."""
+        incident = self._incident_the_user_may_handle(request, "assign its incidents or set their severity")
+        body = IncidentUpdateSerializer(data=request.data, context={"incident": incident})
+        body.is_valid(raise_exception=True)
+        note = body.validated_data["note"]
+        if "assignee" in body.validated_data:
+            incident.assign(request.user, body.validated_data["assignee"], note)
+        if "severity" in body.validated_data:
+            incident.set_severity(request.user, body.validated_data["severity"], note)
+        return self._detail(incident)
+
+    @extend_schema(request=IncidentCommentSerializer, responses=IncidentCommentSerializer)
+    @action(detail=True, methods=["post"])
+    def comments(self, request, pk=None):
+        """Say something about it: whoever may see the incident may comment."""
+        incident = self.get_object()
+        body = IncidentCommentSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        comment = IncidentComment.objects.create(
+            incident=incident, author=request.user, text=body.validated_data["text"]
+        )
+        return Response(IncidentCommentSerializer(comment).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("search", str, description="Part of a username")],
+        responses=AssigneeSerializer,
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def assignees(self, request, pk=None):
+        """Who it may be given to: active users who may see it (at most ASSIGNEES_LISTED), by
+        username; `?search=` narrows them."""
+        incident = self.get_object()
+        users = get_user_model().objects.filter(is_active=True).order_by("username")
+        search = request.query_params.get("search", "").strip()[:150]
+        if search:
+            users = users.filter(username__icontains=search)
+        seeing = [
+            {"id": u.pk, "username": u.get_username()}
+            for u in users[:ASSIGNEES_SCANNED]
+            if Incident.objects.visible_to(u).filter(pk=incident.pk).exists()
+        ]
+        return Response(seeing[:ASSIGNEES_LISTED])
+
+    @extend_schema(request=None, responses=IncidentDetailSerializer)
     @action(detail=True, methods=["post"])
     def acknowledge(self, request, pk=None):
         incident = self._incident_the_user_may_handle(request, "acknowledge its incidents")
@@ -199,17 +290,22 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise ValidationError(
                 {"status": [f"Only an open incident can be acknowledged; this one is {incident.status}."]}
             )
-        return Response(self.get_serializer(incident).data)
+        return self._detail(incident)
 
-    @extend_schema(request=ResolveSerializer, responses=IncidentSerializer)
+    @extend_schema(request=ResolveSerializer, responses=IncidentDetailSerializer)
     @action(detail=True, methods=["post"])
     def resolve(self, request, pk=None):
+        """Close it by hand, saying what was done (`note`, required)."""
         incident = self._incident_the_user_may_handle(request, "resolve its incidents")
         body = ResolveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         if not incident.resolve(request.user, note=body.validated_data["note"]):
             raise ValidationError({"status": ["This incident is resolved already."]})
-        return Response(self.get_serializer(incident).data)
+        return self._detail(incident)
+
+    def _detail(self, incident: Incident) -> Response:
+        fresh = self.get_queryset().prefetch_related("comments__author", "changes__actor").get(pk=incident.pk)
+        return Response(IncidentDetailSerializer(fresh, context=self.get_serializer_context()).data)
 
     def _incident_the_user_may_handle(self, request, what: str) -> Incident:
         incident = self.get_object()
@@ -264,3 +360,33 @@ def check_mute(request, pk: int):
     body.is_valid(raise_exception=True)
     saved = body.save(rule_check=check, muted_by=request.user)
     return Response(MuteSerializer(saved).data)
+
+
+@extend_schema(parameters=[OpenApiParameter("run", int, required=True)], responses=MutedCheckSerializer)
+@api_view(["GET"])
+def muted_checks_of_run(request):
+    """`?run=`: the checks that failed or errored in the run and whose messages are muted now:
+    by whom, until when and why (the run's page says so beside its failures)."""
+    run_id = _id_param(request, "run")
+    if run_id is None:
+        raise ValidationError({"run": ["Which run: `?run=` and its id."]})
+    run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
+    failing = run.results.filter(status__in=["fail", "error"]).values("rule_check_id")
+    mutes = (
+        CheckMute.objects.filter(rule_check_id__in=failing, until__gt=timezone.now())
+        .select_related("rule_check", "muted_by")
+        .order_by("rule_check__name")
+    )
+    return Response(
+        [
+            {
+                "check": m.rule_check_id,
+                "check_name": m.rule_check.name,
+                "until": m.until.isoformat(),
+                "reason": m.reason,
+                "muted_by": m.muted_by.get_username() if m.muted_by_id else None,
+                "created_at": m.created_at.isoformat(),
+            }
+            for m in mutes
+        ]
+    )

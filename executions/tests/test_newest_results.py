@@ -72,10 +72,12 @@ def _listed(client, **query) -> list[int]:
 
 
 def _newest(results, readable: set[str], since=None, until=None, statuses=None) -> list[Result]:
-    """The truth: per check, the highest id among the results the reader may see in the range;
-    then the status filter; newest first as the list orders them."""
+    """The truth: per live check, the highest id among the results the reader may see in the
+    range; then the status filter; newest first as the list orders them."""
     newest: dict[int, Result] = {}
     for r in results:
+        if r.rule_check.deleted_at is not None:
+            continue
         if r.read not in readable or (since and r.created_at < since) or (until and r.created_at >= until):
             continue
         if r.rule_check_id not in newest or r.id > newest[r.rule_check_id].id:
@@ -95,15 +97,20 @@ def test_a_newer_result_the_reader_may_not_see_leaves_them_the_newest_they_may(c
     assert api_as(cast.author).get("/api/v1/results/summary/").json()["open_failures"] == 0
 
 
-def test_a_check_deleted_since_keeps_its_newest_result_in_the_list(cast, api_as, sources):
+def test_a_check_deleted_since_leaves_the_newest_results_and_the_open_failures(cast, api_as, sources):
     gone = _check("deleted since", sources["open"])
+    kept = _check("kept", sources["open"])
     _recorded(gone, sources["open"], "pass", hours_ago=5)
     last = _recorded(gone, sources["open"], "fail", hours_ago=2)
-    gone.deleted_at = timezone.now()
-    gone.save(update_fields=["deleted_at"])
+    still = _recorded(kept, sources["open"], "fail", hours_ago=1)
+    assert _listed(api_as(cast.outsider)) == [still.pk, last.pk]
+    assert api_as(cast.outsider).get("/api/v1/results/summary/").json()["open_failures"] == 2
 
-    assert _listed(api_as(cast.outsider)) == [last.pk]
-    assert api_as(cast.outsider).get("/api/v1/results/summary/").json()["open_failures"] == 1
+    gone.soft_delete()
+
+    assert _listed(api_as(cast.outsider)) == [still.pk]
+    summary = api_as(cast.outsider).get("/api/v1/results/summary/").json()
+    assert (summary["open_failures"], summary["checks_run"], summary["results"]) == (1, 1, 3)
 
 
 def test_a_window_keeps_the_newest_result_inside_it_not_the_newest_of_all(cast, api_as, sources):
@@ -135,6 +142,8 @@ def test_the_list_and_the_summary_answer_what_grouping_every_readable_result_wou
     ]
     checks[0].deleted_at = timezone.now()
     checks[0].save(update_fields=["deleted_at"])
+    for r in made:
+        r.rule_check.refresh_from_db()
     now = timezone.now()
     readers = {cast.admin: {"open", "restricted"}, cast.author: {"open", "restricted"}, cast.outsider: {"open"}}
 
@@ -160,7 +169,8 @@ def test_the_list_and_the_summary_answer_what_grouping_every_readable_result_wou
             listed = sorted(failing, key=lambda r: (r.failure_strategy != "block", -r.id))[:10]
             assert summary["results"] == len(window)
             assert summary["failed"] == sum(r.status == "fail" for r in window)
-            assert summary["checks_run"] == len({r.rule_check_id for r in window}) == len(newest)
+            live = [r for r in window if r.rule_check.deleted_at is None]
+            assert summary["checks_run"] == len({r.rule_check_id for r in live}) == len(newest)
             assert summary["open_failures"] == len(failing)
             assert summary["blocking_failures"] == sum(r.failure_strategy == "block" for r in failing)
             assert [item["result"] for item in summary["failing_checks"]] == [r.pk for r in listed]

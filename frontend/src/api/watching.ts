@@ -82,11 +82,22 @@ export interface AlertChannelInput {
 }
 
 export type IncidentStatus = 'open' | 'acknowledged' | 'resolved'
+export type IncidentSeverity = 'critical' | 'high' | 'medium' | 'low'
+export const SEVERITIES: IncidentSeverity[] = ['critical', 'high', 'medium', 'low']
 
 export interface Incident {
   id: number
   check: number
   check_name: string
+  /** The table and the datasource's name the check reads. */
+  table: string
+  datasource: string
+  severity: IncidentSeverity
+  assignee: string | null
+  muted_by: string | null
+  mute_reason: string
+  /** Whether the caller may acknowledge, assign, set the severity of and resolve it. */
+  can_handle: boolean
   /** The partition it is about ("" for the whole table), and that in words. */
   partition_key: string
   partition: string
@@ -106,6 +117,49 @@ export interface Incident {
   resolved_automatically: boolean
   resolution_note: string
   muted_until: string | null
+}
+
+export interface IncidentComment {
+  id: number
+  author: string | null
+  created_at: string
+  text: string
+}
+
+/** One change of an incident's status, assignee or severity; `actor` null: the platform. */
+export interface IncidentChange {
+  at: string
+  actor: string | null
+  field: 'status' | 'assignee' | 'severity'
+  from_value: string
+  to_value: string
+  note: string
+}
+
+export interface IncidentDetail extends Incident {
+  comments: IncidentComment[]
+  history: IncidentChange[]
+}
+
+export interface IncidentFilters {
+  search?: string
+  status?: string
+  severity?: string
+  /** A user id, `me` or `none`. */
+  assignee?: string
+  datasource?: number | ''
+  check?: number
+  ordering?: string
+}
+
+/** A failing check of a run whose messages are muted now. */
+export interface MutedCheck {
+  check: number
+  check_name: string
+  until: string
+  reason: string
+  muted_by: string | null
+  created_at: string
 }
 
 export interface Notification {
@@ -166,10 +220,17 @@ export const deleteChannel = (id: number) => http.delete(`${C}${id}/`)
 export const testChannel = (id: number) => http.post<{ ok: boolean; message: string }>(`${C}${id}/test/`)
 
 const I = `${API}/incidents/`
-export const listIncidents = (params: { status?: string; check?: number; page?: number; page_size?: number } = {}) =>
+export const listIncidents = (params: IncidentFilters & { page?: number; page_size?: number } = {}) =>
   http.get<Page<Incident>>(I, { ...params })
-export const acknowledgeIncident = (id: number) => http.post<Incident>(`${I}${id}/acknowledge/`)
-export const resolveIncident = (id: number, note: string) => http.post<Incident>(`${I}${id}/resolve/`, { note })
+export const getIncident = (id: number) => http.get<IncidentDetail>(`${I}${id}/`)
+export const acknowledgeIncident = (id: number) => http.post<IncidentDetail>(`${I}${id}/acknowledge/`)
+export const resolveIncident = (id: number, note: string) => http.post<IncidentDetail>(`${I}${id}/resolve/`, { note })
+export const updateIncident = (id: number, body: { assignee?: string | null; severity?: IncidentSeverity; note?: string }) =>
+  http.patch<IncidentDetail>(`${I}${id}/`, body)
+export const commentOnIncident = (id: number, text: string) => http.post<IncidentComment>(`${I}${id}/comments/`, { text })
+export const incidentAssignees = (id: number, search = '') =>
+  http.get<{ id: number; username: string }[]>(`${I}${id}/assignees/`, { search })
+export const mutedChecksOfRun = (run: number) => http.get<MutedCheck[]>(`${API}/muted-checks/`, { run })
 
 export const listNotifications = (params: { run?: number; page?: number; page_size?: number } = {}) =>
   http.get<Page<Notification>>(`${API}/notifications/`, { ...params })

@@ -5,6 +5,7 @@ from django.contrib.auth.models import Group
 from rest_framework import serializers
 
 from accounts.rights import datasource_permissions
+from dq_platform.api_shapes import OptionsField
 from dq_platform.text import plain_name
 
 from .models import Datasource
@@ -62,6 +63,9 @@ class DatasourceSerializer(serializers.ModelSerializer):
         error_messages={"invalid": "A port must be a whole number between 1 and 65535."},
     )
 
+    options = OptionsField(
+        required=False, help_text='Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}.'
+    )
     permissions = serializers.SerializerMethodField(
         help_text="What the caller may do with the datasource: change, delete (administrators), test."
     )

@@ -282,6 +282,10 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "BatchStateEnum": "gates.models.Batch.State",
         "ResultStatusEnum": "executions.models.Result.Status",
+        "RunStatusEnum": "executions.models.Run.Status",
+        "RunTriggerEnum": "executions.models.Run.Trigger",
+        "IncidentStatusEnum": "watching.models.Incident.Status",
+        "ProfileStatusEnum": "profiling.models.Profile.Status",
     },
 }
 

@@ -4,12 +4,14 @@ from collections.abc import Callable
 from datetime import datetime
 
 from django.db.models import F
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.rights import run_permissions
 from dq_engine.selection import AUTO
 from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from dq_platform import api_times
+from dq_platform.api_shapes import ParamsField, StringMapField, json_field
 from rules.models import Check
 
 from .evaluation import evaluate, formula_in_words, result_band, result_fail_band
@@ -182,6 +184,82 @@ def _values_of(result: Result) -> dict:
     return values
 
 
+class DatasourceRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class LearnedSerializer(serializers.Serializer):
+    sentence = serializers.CharField(help_text="What the baseline was made of, in a sentence.")
+
+
+class WindowSerializer(serializers.Serializer):
+    start = serializers.CharField()
+    end = serializers.CharField()
+
+
+class ComparisonSourceSerializer(serializers.Serializer):
+    """Where a result's expected value came from; which keys depends on its comparison type."""
+
+    type = serializers.CharField(required=False)
+    source = serializers.CharField(
+        required=False, help_text="`anomaly`: judged by anomaly detection (its `verdict`: pass, warn, fail or unknown)."
+    )
+    verdict = serializers.CharField(required=False)
+    learned = LearnedSerializer(required=False, help_text="Dynamic ranges and anomaly detection.")
+    batch = serializers.CharField(required=False)
+    baseline_runs = serializers.ListField(child=serializers.IntegerField(), required=False)
+    values = serializers.IntegerField(required=False)
+    window = WindowSerializer(required=False)
+
+
+class RowCheckOutcomeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    failed_rows = serializers.IntegerField(allow_null=True)
+    critical = serializers.BooleanField()
+    message = serializers.CharField(required=False)
+
+
+class ResultDetailsSerializer(serializers.Serializer):
+    """What a statistic is made of: a row_level_check's per-check failed rows (and where the
+    cleansed output went), a schema contract's violations; {} for other templates."""
+
+    checks = RowCheckOutcomeSerializer(many=True, required=False)
+    violations = serializers.ListField(child=serializers.CharField(), required=False)
+    output_path = serializers.CharField(required=False)
+
+
+class PassingBandSerializer(serializers.Serializer):
+    """Statistic values between `low` and `high` (null: unbounded) pass (`inside`) or fail (`outside`)."""
+
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    passes = serializers.ChoiceField(choices=["inside", "outside"])
+
+
+class BatchDefinitionSerializer(serializers.Serializer):
+    datasource_id = serializers.IntegerField()
+    datasource = serializers.CharField()
+    table = serializers.CharField()
+    filter = serializers.CharField(allow_null=True)
+    scan_mode = serializers.CharField()
+    data_version = serializers.CharField(allow_null=True, required=False)
+    engine = serializers.CharField(
+        required=False, help_text="The engine that reads the batch (spark, duckdb, pushdown)."
+    )
+    engine_reason = serializers.CharField(required=False, help_text="Why that engine, in words.")
+
+
+class RunCheckSerializer(serializers.Serializer):
+    check = serializers.IntegerField()
+    version = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+ComparisonSourceField = json_field(ComparisonSourceSerializer, "ComparisonSourceField")
+ResultDetailsField = json_field(ResultDetailsSerializer, "ResultDetailsField")
+
+
 class ResultSerializer(serializers.ModelSerializer):
     """A result as every screen shows it: what was measured and compared, the verdict in words
     (`verdict`, and the rule alone as `formula`), whether it `blocks`, and where it looked.
@@ -201,7 +279,9 @@ class ResultSerializer(serializers.ModelSerializer):
     has_error_rows = serializers.SerializerMethodField()
     datasource = serializers.SerializerMethodField(help_text="The datasource the result's batch read: {id, name}")
     table = serializers.SerializerMethodField()
-    run_status = serializers.CharField(source="run.status", read_only=True)
+    run_status = serializers.ChoiceField(source="run.status", choices=Run.Status.choices, read_only=True)
+    comparison_source = ComparisonSourceField(read_only=True)
+    details = ResultDetailsField(read_only=True)
 
     class Meta:
         model = Result
@@ -266,6 +346,7 @@ class ResultSerializer(serializers.ModelSerializer):
     def _batch(self, result: Result) -> dict:
         return (result.run.batches.get("definitions") or {}).get(result.batch) or {}
 
+    @extend_schema_field(DatasourceRefSerializer(allow_null=True))
     def get_datasource(self, result: Result) -> dict | None:
         batch = self._batch(result)
         if "datasource_id" not in batch:
@@ -282,6 +363,8 @@ class RunSerializer(serializers.ModelSerializer):
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     checks = serializers.SerializerMethodField()
+    parameters = StringMapField(read_only=True, help_text="Resolved run parameters (biz_date, …).")
+    plan = ParamsField(read_only=True, help_text="What the engine did: passes per batch.")
     permissions = serializers.SerializerMethodField(
         help_text="What the caller may do with the run: cancel and retry (its author and administrators)."
     )
@@ -319,9 +402,11 @@ class RunSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         return run_permissions(request.user, run.created_by_id) if request is not None else []
 
+    @extend_schema_field(serializers.DictField(child=BatchDefinitionSerializer()))
     def get_batches(self, run: Run) -> dict:
         return run.batches.get("definitions", {})
 
+    @extend_schema_field(RunCheckSerializer(many=True))
     def get_checks(self, run: Run) -> list[dict]:
         return [{"check": v.parent_check_id, "version": v.number, "name": v.name} for v in run.check_versions.all()]
 
@@ -375,10 +460,12 @@ class HistoryPointSerializer(serializers.ModelSerializer):
             "message",
         ]
 
+    @extend_schema_field(PassingBandSerializer(allow_null=True))
     def get_passing_band(self, result: Result) -> dict | None:
         band = result_band(result)
         return band.as_dict() if band else None
 
+    @extend_schema_field(PassingBandSerializer(allow_null=True))
     def get_fail_band(self, result: Result) -> dict | None:
         band = result_fail_band(result)
         return band.as_dict() if band else None

@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from accounts.rights import batch_permissions
 from datasources.models import Datasource
+from dq_platform.api_shapes import PartitionField, StringListField, json_field
 from executions.models import Result
 from rules.models import Check, CheckVersion
 
@@ -288,6 +289,10 @@ class BatchSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     # "" until a table policy has decided (the schema lists it among the states).
     policy_state = serializers.ChoiceField(choices=Batch.State.choices, allow_blank=True, read_only=True)
+    partition = PartitionField(read_only=True)
+    producer = json_field(ProducerSerializer, "ProducerField")(read_only=True)
+    warnings = StringListField(read_only=True)
+    notes = StringListField(read_only=True, help_text="What registration could not verify.")
 
     class Meta:
         model = Batch

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
 from accounts.rights import check_permissions
+from dq_platform.api_shapes import ParamsField
 from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
@@ -86,6 +87,7 @@ class UpgradePlanSerializer(serializers.Serializer):
 
 class CheckVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    params = ParamsField(read_only=True)
 
     class Meta:
         model = CheckVersion
@@ -121,7 +123,7 @@ class CheckSerializer(serializers.ModelSerializer):
         queryset=RuleTemplate.objects.all(),
         error_messages={"does_not_exist": 'Unknown rule template "{value}"; see /api/v1/rule-templates/.'},
     )
-    params = serializers.JSONField()
+    params = ParamsField()
     owner = serializers.SlugRelatedField(
         slug_field="username",
         queryset=get_user_model().objects.filter(is_active=True),

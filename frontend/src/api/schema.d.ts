@@ -1702,22 +1702,22 @@ export interface components {
             readonly datasource: number;
             readonly datasource_name: string;
             readonly table: string;
-            /** @description Partition columns and values, typed by the catalog: {"dt": "…", "hour": 3}. */
-            readonly partition: unknown;
+            readonly partition: {
+                [key: string]: string | number;
+            };
             /** Format: date */
             readonly biz_date: string;
             /** @description The producer's commit marker or snapshot. */
             readonly data_version: string;
-            /** @description {"instance_id", "attempt"} of the producing job. */
-            readonly producer: unknown;
+            readonly producer: components["schemas"]["Producer"];
             readonly schedule_type: components["schemas"]["ScheduleTypeEnum"];
             readonly state: components["schemas"]["BatchStateEnum"];
             readonly may_consume: boolean;
             /** @description Why the batch is in its state, in words. */
             readonly reason: string;
-            readonly warnings: unknown;
+            readonly warnings: string[];
             /** @description What registration could not verify. */
-            readonly notes: unknown;
+            readonly notes: string[];
             readonly policy_state: components["schemas"]["BatchStateEnum"] | components["schemas"]["BlankEnum"];
             readonly attempt: number;
             readonly revalidated_with_changed_rules: boolean;
@@ -1732,27 +1732,39 @@ export interface components {
             /** @description What the caller may do with the batch: release and revalidate (owners of its datasource, admins). */
             readonly permissions: string[];
         };
+        BatchDefinition: {
+            datasource_id: number;
+            datasource: string;
+            table: string;
+            filter: string | null;
+            scan_mode: string;
+            data_version?: string | null;
+            /** @description The engine that reads the batch (spark, duckdb, pushdown). */
+            engine?: string;
+            /** @description Why that engine, in words. */
+            engine_reason?: string;
+        };
         BatchDetail: {
             readonly id: number;
             readonly datasource: number;
             readonly datasource_name: string;
             readonly table: string;
-            /** @description Partition columns and values, typed by the catalog: {"dt": "…", "hour": 3}. */
-            readonly partition: unknown;
+            readonly partition: {
+                [key: string]: string | number;
+            };
             /** Format: date */
             readonly biz_date: string;
             /** @description The producer's commit marker or snapshot. */
             readonly data_version: string;
-            /** @description {"instance_id", "attempt"} of the producing job. */
-            readonly producer: unknown;
+            readonly producer: components["schemas"]["Producer"];
             readonly schedule_type: components["schemas"]["ScheduleTypeEnum"];
             readonly state: components["schemas"]["BatchStateEnum"];
             readonly may_consume: boolean;
             /** @description Why the batch is in its state, in words. */
             readonly reason: string;
-            readonly warnings: unknown;
+            readonly warnings: string[];
             /** @description What registration could not verify. */
-            readonly notes: unknown;
+            readonly notes: string[];
             readonly policy_state: components["schemas"]["BatchStateEnum"] | components["schemas"]["BlankEnum"];
             readonly attempt: number;
             readonly revalidated_with_changed_rules: boolean;
@@ -1853,7 +1865,9 @@ export interface components {
             name: string;
             /** @description Stable identifier used by the API and in YAML. */
             template: string;
-            params: unknown;
+            params: {
+                [key: string]: unknown;
+            };
             /** @description The rule in words: "Pass when actual − expected ≤ 0" */
             readonly formula: string;
             readonly current_version: number;
@@ -1909,7 +1923,9 @@ export interface components {
             name: string;
             /** @description Stable identifier used by the API and in YAML. */
             template: string;
-            params: unknown;
+            params: {
+                [key: string]: unknown;
+            };
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             owner?: string;
             /** @description A disabled check is skipped by schedules and by the runs of a batch or table. */
@@ -1937,7 +1953,9 @@ export interface components {
             template_key: string;
             /** Format: int64 */
             template_version: number;
-            params: unknown;
+            readonly params: {
+                [key: string]: unknown;
+            };
             content_hash: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -1993,6 +2011,19 @@ export interface components {
         Column: {
             name: string;
             type: string;
+        };
+        /** @description Where a result's expected value came from; which keys depends on its comparison type. */
+        ComparisonSource: {
+            type?: string;
+            /** @description `anomaly`: judged by anomaly detection (its `verdict`: pass, warn, fail or unknown). */
+            source?: string;
+            verdict?: string;
+            /** @description Dynamic ranges and anomaly detection. */
+            learned?: components["schemas"]["Learned"];
+            batch?: string;
+            baseline_runs?: number[];
+            values?: number;
+            window?: components["schemas"]["Window"];
         };
         /**
          * @description Admins add and change types (the key is fixed once saved); `ComparisonType.clean` decides
@@ -2075,7 +2106,9 @@ export interface components {
             path?: string;
             format?: components["schemas"]["FormatEnum"] | components["schemas"]["BlankEnum"];
             /** @description Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}. */
-            options?: unknown;
+            options?: {
+                [key: string]: (string | number | boolean) | null;
+            };
             /** @description Names of the groups that may use this datasource; empty means every signed-in user. */
             allowed_groups?: string[];
             /** @description Usernames of those who answer for the data: they release and re-validate its batches and acknowledge, resolve and mute its checks' incidents (with the administrators). */
@@ -2088,6 +2121,10 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        DatasourceRef: {
+            id: number;
+            name: string;
         };
         /**
          * @description Marshals datasources; `Datasource.validate_config` decides what is valid.
@@ -2109,7 +2146,9 @@ export interface components {
             path?: string;
             format?: components["schemas"]["FormatEnum"] | components["schemas"]["BlankEnum"];
             /** @description Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}. */
-            options?: unknown;
+            options?: {
+                [key: string]: (string | number | boolean) | null;
+            };
             /** @description Names of the groups that may use this datasource; empty means every signed-in user. */
             allowed_groups?: string[];
             /** @description Usernames of those who answer for the data: they release and re-validate its batches and acknowledge, resolve and mute its checks' incidents (with the administrators). */
@@ -2308,13 +2347,9 @@ export interface components {
             threshold: number;
             operator: string;
             check_type: string;
-            readonly passing_band: {
-                [key: string]: unknown;
-            } | null;
+            readonly passing_band: components["schemas"]["PassingBand"] | null;
             /** @description Anomaly detection only: beyond it the point failed, between it and passing_band it warned */
-            readonly fail_band: {
-                [key: string]: unknown;
-            } | null;
+            readonly fail_band: components["schemas"]["PassingBand"] | null;
             message?: string;
         };
         /**
@@ -2333,7 +2368,7 @@ export interface components {
             readonly partition_key: string;
             /** @description What the incident is about: "the whole table" or a partition. */
             readonly partition: string;
-            readonly status: components["schemas"]["Status7f5Enum"];
+            readonly status: components["schemas"]["IncidentStatusEnum"];
             readonly severity: components["schemas"]["SeverityEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly assignee: string | null;
@@ -2409,7 +2444,7 @@ export interface components {
             readonly partition_key: string;
             /** @description What the incident is about: "the whole table" or a partition. */
             readonly partition: string;
-            readonly status: components["schemas"]["Status7f5Enum"];
+            readonly status: components["schemas"]["IncidentStatusEnum"];
             readonly severity: components["schemas"]["SeverityEnum"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly assignee: string | null;
@@ -2448,6 +2483,13 @@ export interface components {
             readonly history: components["schemas"]["IncidentChange"][];
         };
         /**
+         * @description * `open` - Open
+         *     * `acknowledged` - Acknowledged
+         *     * `resolved` - Resolved
+         * @enum {string}
+         */
+        IncidentStatusEnum: "open" | "acknowledged" | "resolved";
+        /**
          * @description * `email` - E-mail
          *     * `webhook` - Webhook (JSON POST)
          *     * `slack` - Slack
@@ -2471,6 +2513,10 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
             blocks: boolean;
+        };
+        Learned: {
+            /** @description What the baseline was made of, in a sentence. */
+            sentence: string;
         };
         /** @description A monitor as the API answers it (see README "Table monitors"). */
         Monitor: {
@@ -2856,6 +2902,20 @@ export interface components {
             results: components["schemas"]["Schedule"][];
         };
         /**
+         * @description * `inside` - inside
+         *     * `outside` - outside
+         * @enum {string}
+         */
+        PassesEnum: "inside" | "outside";
+        /** @description Statistic values between `low` and `high` (null: unbounded) pass (`inside`) or fail (`outside`). */
+        PassingBand: {
+            /** Format: double */
+            low: number | null;
+            /** Format: double */
+            high: number | null;
+            passes: components["schemas"]["PassesEnum"];
+        };
+        /**
          * @description `{"name", "kind", "target", "notify_on", "checks", "datasources"}`. `target` is write-only:
          *     omit it to keep the stored one; responses carry `has_target` and a redacted `target_preview`.
          *     Empty `checks` and `datasources` mean every check.
@@ -2879,7 +2939,9 @@ export interface components {
             name?: string;
             /** @description Stable identifier used by the API and in YAML. */
             template?: string;
-            params?: unknown;
+            params?: {
+                [key: string]: unknown;
+            };
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             owner?: string;
             /** @description A disabled check is skipped by schedules and by the runs of a batch or table. */
@@ -2945,7 +3007,9 @@ export interface components {
             path?: string;
             format?: components["schemas"]["FormatEnum"] | components["schemas"]["BlankEnum"];
             /** @description Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}. */
-            options?: unknown;
+            options?: {
+                [key: string]: (string | number | boolean) | null;
+            };
             /** @description Names of the groups that may use this datasource; empty means every signed-in user. */
             allowed_groups?: string[];
             /** @description Usernames of those who answer for the data: they release and re-validate its batches and acknowledge, resolve and mute its checks' incidents (with the administrators). */
@@ -2987,6 +3051,10 @@ export interface components {
             /** @default -1 */
             biz_date_offset_days: number;
         };
+        Producer: {
+            instance_id?: string;
+            attempt?: number;
+        };
         ProducerRequest: {
             instance_id?: string;
             attempt?: number;
@@ -3002,7 +3070,7 @@ export interface components {
             /** @description The engine asked for (auto or one engine). */
             readonly engine: string;
             readonly engine_used: string | null;
-            readonly status: components["schemas"]["Status66fEnum"];
+            readonly status: components["schemas"]["ProfileStatusEnum"];
             /** @description Why the profile ended `error`. */
             readonly message: string;
             readonly requested_by: string;
@@ -3030,7 +3098,7 @@ export interface components {
             /** @description The engine asked for (auto or one engine). */
             readonly engine: string;
             readonly engine_used: string | null;
-            readonly status: components["schemas"]["Status66fEnum"];
+            readonly status: components["schemas"]["ProfileStatusEnum"];
             /** @description Why the profile ended `error`. */
             readonly message: string;
             readonly requested_by: string;
@@ -3073,6 +3141,14 @@ export interface components {
              */
             engine?: components["schemas"]["EngineEnum"];
         };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `done` - Done
+         *     * `error` - Error
+         * @enum {string}
+         */
+        ProfileStatusEnum: "queued" | "running" | "done" | "error";
         RejectRequest: {
             /** Format: int64 */
             datasource: number;
@@ -3146,8 +3222,7 @@ export interface components {
             /** Format: double */
             comparison_value?: number | null;
             comparison_type?: string;
-            /** @description How the expected value was obtained. */
-            comparison_source?: unknown;
+            readonly comparison_source: components["schemas"]["ComparisonSource"];
             check_type: string;
             operator: string;
             /** Format: double */
@@ -3169,18 +3244,24 @@ export interface components {
             readonly has_error_rows: boolean;
             /** Format: int64 */
             rows_scanned?: number | null;
-            /** @description What the statistic is made of: a row_level_check's {"checks": [{"name", "failed_rows", "critical"}]}. */
-            details?: unknown;
+            readonly details: components["schemas"]["ResultDetails"];
             /** @description The datasource the result's batch read: {id, name} */
-            readonly datasource: {
-                [key: string]: unknown;
-            } | null;
+            readonly datasource: components["schemas"]["DatasourceRef"] | null;
             readonly table: string;
-            readonly run_status: string;
+            readonly run_status: components["schemas"]["RunStatusEnum"];
             /** Format: date-time */
             data_time: string;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        /**
+         * @description What a statistic is made of: a row_level_check's per-check failed rows (and where the
+         *     cleansed output went), a schema contract's violations; {} for other templates.
+         */
+        ResultDetails: {
+            checks?: components["schemas"]["RowCheckOutcome"][];
+            violations?: string[];
+            output_path?: string;
         };
         /**
          * @description * `pass` - Pass
@@ -3215,6 +3296,12 @@ export interface components {
             failing_checks: unknown[];
             runs: number;
             active_runs: number;
+        };
+        RowCheckOutcome: {
+            name: string;
+            failed_rows: number | null;
+            critical: boolean;
+            message?: string;
         };
         RowCheckProblem: {
             line: number | null;
@@ -3305,9 +3392,9 @@ export interface components {
         RuleTypeEnum: "single_table" | "single_table_custom_sql" | "multi_table_accuracy" | "multi_table_comparison";
         Run: {
             readonly id: number;
-            status?: components["schemas"]["Status779Enum"];
+            status?: components["schemas"]["RunStatusEnum"];
             blocking?: boolean;
-            trigger?: components["schemas"]["Trigger0b4Enum"];
+            trigger?: components["schemas"]["RunTriggerEnum"];
             /** Format: int64 */
             attempt?: number;
             retry_of?: number | null;
@@ -3324,18 +3411,20 @@ export interface components {
              */
             data_time: string;
             /** @description Resolved run parameters (biz_date, …). */
-            parameters?: unknown;
-            readonly batches: {
-                [key: string]: unknown;
+            readonly parameters: {
+                [key: string]: string;
             };
-            readonly checks: {
-                [key: string]: unknown;
-            }[];
+            readonly batches: {
+                [key: string]: components["schemas"]["BatchDefinition"];
+            };
+            readonly checks: components["schemas"]["RunCheck"][];
             rule_set_hash: string;
             scan_mode?: components["schemas"]["ScanModeEnum"];
             spark_application_id?: string;
             /** @description What the engine did: passes per batch. */
-            plan?: unknown;
+            readonly plan: {
+                [key: string]: unknown;
+            };
             message?: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -3351,6 +3440,11 @@ export interface components {
             readonly permissions: string[];
             readonly results: components["schemas"]["Result"][];
         };
+        RunCheck: {
+            check: number;
+            version: number;
+            name: string;
+        };
         /**
          * @description A row of the runs list: the run without its results, counted by status instead (a page of
          *     runs of a hundred checks each would otherwise carry thousands of results). The list builds
@@ -3358,9 +3452,9 @@ export interface components {
          */
         RunList: {
             readonly id: number;
-            status?: components["schemas"]["Status779Enum"];
+            status?: components["schemas"]["RunStatusEnum"];
             blocking?: boolean;
-            trigger?: components["schemas"]["Trigger0b4Enum"];
+            trigger?: components["schemas"]["RunTriggerEnum"];
             /** Format: int64 */
             attempt?: number;
             retry_of?: number | null;
@@ -3377,9 +3471,11 @@ export interface components {
              */
             data_time: string;
             /** @description Resolved run parameters (biz_date, …). */
-            parameters?: unknown;
+            readonly parameters: {
+                [key: string]: string;
+            };
             readonly batches: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["BatchDefinition"];
             };
             readonly checks: {
                 [key: string]: unknown;
@@ -3388,7 +3484,9 @@ export interface components {
             scan_mode?: components["schemas"]["ScanModeEnum"];
             spark_application_id?: string;
             /** @description What the engine did: passes per batch. */
-            plan?: unknown;
+            readonly plan: {
+                [key: string]: unknown;
+            };
             message?: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -3432,6 +3530,24 @@ export interface components {
          * @enum {string}
          */
         RunRequestTriggerEnum: "manual" | "api" | "backfill";
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `passed` - Passed
+         *     * `failed` - Failed
+         *     * `error` - Error
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        RunStatusEnum: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
+        /**
+         * @description * `manual` - Manual
+         *     * `schedule` - Schedule
+         *     * `api` - API
+         *     * `backfill` - Backfill
+         * @enum {string}
+         */
+        RunTriggerEnum: "manual" | "schedule" | "api" | "backfill";
         /**
          * @description * `full` - Full scan
          *     * `partition` - Partition (filtered)
@@ -3533,31 +3649,6 @@ export interface components {
          * @enum {string}
          */
         SourceEnum: "fixed" | "history" | "range" | "data" | "anomaly";
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `done` - Done
-         *     * `error` - Error
-         * @enum {string}
-         */
-        Status66fEnum: "queued" | "running" | "done" | "error";
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `passed` - Passed
-         *     * `failed` - Failed
-         *     * `error` - Error
-         *     * `cancelled` - Cancelled
-         * @enum {string}
-         */
-        Status779Enum: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
-        /**
-         * @description * `open` - Open
-         *     * `acknowledged` - Acknowledged
-         *     * `resolved` - Resolved
-         * @enum {string}
-         */
-        Status7f5Enum: "open" | "acknowledged" | "resolved";
         Suggestion: {
             fingerprint: string;
             column: string;
@@ -3611,14 +3702,6 @@ export interface components {
             at?: string;
         };
         /**
-         * @description * `manual` - Manual
-         *     * `schedule` - Schedule
-         *     * `api` - API
-         *     * `backfill` - Backfill
-         * @enum {string}
-         */
-        Trigger0b4Enum: "manual" | "schedule" | "api" | "backfill";
-        /**
          * @description * `postgresql` - PostgreSQL
          *     * `mysql` - MySQL / MariaDB
          *     * `file` - Files (Parquet, CSV, JSON, ORC)
@@ -3647,6 +3730,10 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "expected" | "incident";
+        Window: {
+            start: string;
+            end: string;
+        };
     };
     responses: never;
     parameters: never;

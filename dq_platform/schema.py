@@ -5,6 +5,7 @@ test_api_fuzz.py) know them. Set as DRF's DEFAULT_SCHEMA_CLASS."""
 from __future__ import annotations
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -30,6 +31,15 @@ BODY_METHODS = {"POST", "PUT", "PATCH"}
 
 
 class AutoSchema(SpectacularAutoSchema):
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "response" and isinstance(force_instance(serializer), serializers.ModelSerializer):
+            # A model's answer carries every field it declares: a model default (`required=False`)
+            # says what a request may leave out, not what a response may lack. Described shapes
+            # (plain serializers) keep their optional keys.
+            schema["required"] = sorted(schema.get("properties", {}))
+        return schema
+
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
         if direction != "response":

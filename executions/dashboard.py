@@ -74,9 +74,10 @@ SUMMARY_RESPONSE = inline_serializer(
         "pass_rate": serializers.FloatField(allow_null=True, help_text="passed ÷ (passed + failed + errors) × 100"),
         "open_failures": serializers.IntegerField(help_text="Live checks whose newest result is fail or error"),
         "blocking_failures": serializers.IntegerField(),
-        "failing_checks": serializers.ListField(
+        "failing_checks": LatestResultSerializer(
+            many=True,
             help_text=f"The first {FAILING_LISTED} open failures, blocking ones first; all of them are "
-            "/results/?latest=true&status=fail,error&since=<since>"
+            "/results/?latest=true&status=fail,error&since=<since>",
         ),
         "runs": serializers.IntegerField(),
         "active_runs": serializers.IntegerField(),

@@ -193,11 +193,6 @@ class LearnedSerializer(serializers.Serializer):
     sentence = serializers.CharField(help_text="What the baseline was made of, in a sentence.")
 
 
-class WindowSerializer(serializers.Serializer):
-    start = serializers.CharField()
-    end = serializers.CharField()
-
-
 class ComparisonSourceSerializer(serializers.Serializer):
     """Where a result's expected value came from; which keys depends on its comparison type."""
 
@@ -210,7 +205,8 @@ class ComparisonSourceSerializer(serializers.Serializer):
     batch = serializers.CharField(required=False)
     baseline_runs = serializers.ListField(child=serializers.IntegerField(), required=False)
     values = serializers.IntegerField(required=False)
-    window = WindowSerializer(required=False)
+    # {start, end} of the earlier results compared with; a dynamic range's own window spec.
+    window = serializers.JSONField(required=False)
 
 
 class RowCheckOutcomeSerializer(serializers.Serializer):
@@ -238,8 +234,9 @@ class PassingBandSerializer(serializers.Serializer):
 
 
 class BatchDefinitionSerializer(serializers.Serializer):
-    datasource_id = serializers.IntegerField()
-    datasource = serializers.CharField()
+    # Runs recorded before runs named their datasource lack these two.
+    datasource_id = serializers.IntegerField(required=False)
+    datasource = serializers.CharField(required=False)
     table = serializers.CharField()
     filter = serializers.CharField(allow_null=True)
     scan_mode = serializers.CharField()
@@ -361,7 +358,7 @@ class RunSerializer(serializers.ModelSerializer):
     results = ResultSerializer(many=True, read_only=True)
     batches = serializers.SerializerMethodField()
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     checks = serializers.SerializerMethodField()
     parameters = StringMapField(read_only=True, help_text="Resolved run parameters (biz_date, …).")
     plan = ParamsField(read_only=True, help_text="What the engine did: passes per batch.")
@@ -424,6 +421,7 @@ class RunListSerializer(RunSerializer):
     def get_result_counts(self, run: Run) -> dict[str, int]:
         return self.context["result_counts"].get(run.pk, {})
 
+    @extend_schema_field(RunCheckSerializer(many=True))
     def get_checks(self, run: Run) -> list[dict]:
         return self.context["checks"].get(run.pk, [])
 

@@ -202,7 +202,17 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         ],
         responses=inline_serializer(
             "ErrorRows",
-            {"count": serializers.IntegerField(), "columns": serializers.ListField(), "rows": serializers.ListField()},
+            {
+                "count": serializers.IntegerField(help_text="Rows on every page (of this check, if named)"),
+                "total_offending_rows": serializers.IntegerField(
+                    allow_null=True, help_text="Rows the check found failing, kept or not"
+                ),
+                "page": serializers.IntegerField(),
+                "page_size": serializers.IntegerField(),
+                "columns": serializers.ListField(child=serializers.CharField()),
+                # A row is its values in `columns` order, each any JSON value.
+                "rows": serializers.ListField(child=serializers.ListField(child=serializers.JSONField())),
+            },
         ),
     )
     @action(detail=True, methods=["get"], url_path="error-rows")

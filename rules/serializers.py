@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.rights import check_permissions
@@ -35,6 +36,7 @@ class RuleTemplateSerializer(serializers.ModelSerializer):
         model = RuleTemplate
         fields = ["key", "name", "rule_type", "dimension", "description", "version", "builtin", "rule_json", "inputs"]
 
+    @extend_schema_field(InputSummarySerializer(many=True))
     def get_inputs(self, template) -> list[dict]:
         return InputSummarySerializer([i for i in template.resolved_inputs() if i["shown"]], many=True).data
 
@@ -86,7 +88,7 @@ class UpgradePlanSerializer(serializers.Serializer):
 
 
 class CheckVersionSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     params = ParamsField(read_only=True)
 
     class Meta:

@@ -1,18 +1,27 @@
 import { describe, expect, it } from 'vitest'
+import type { Datasource } from '@/api/types'
 import { ApiError } from '@/http'
 import { bodyOf, draftOf, placeErrors } from '@/lib/datasourceForm'
 
-const stored = {
+const stored: Datasource = {
   id: 3,
   name: 'warehouse',
   type: 'postgresql',
+  description: '',
   host: 'db',
   port: 5432,
   database: 'dw',
   username: 'reader',
   has_password: true,
+  path: '',
+  format: '',
   options: { sslmode: 'require' },
   allowed_groups: ['analysts'],
+  owners: [],
+  owner_groups: [],
+  permissions: ['change', 'delete', 'test'],
+  created_at: '2026-11-01T00:00:00Z',
+  updated_at: '2026-11-01T00:00:00Z',
 }
 
 describe('the datasource form', () => {

@@ -15,6 +15,7 @@ const point = (overrides: Partial<HistoryPoint>): HistoryPoint => ({
   operator: 'le',
   check_type: 'statistics_minus_comparison',
   passing_band: { low: null, high: 0, passes: 'inside' },
+  fail_band: null,
   message: '',
   ...overrides,
 })

@@ -1,15 +1,8 @@
 import { API, http, type Page, type Paging } from '@/http'
+import type { components } from './schema'
 
 /** gates/: registered batches, their state machine, releases and the table they belong to. */
-export type BatchState =
-  | 'pending_validation'
-  | 'validating'
-  | 'passed'
-  | 'failed'
-  | 'unknown'
-  | 'published'
-  | 'quarantined'
-  | 'awaiting_approval'
+export type BatchState = components['schemas']['BatchStateEnum']
 
 export interface Transition {
   from_state: BatchState
@@ -70,39 +63,10 @@ export interface Attempt {
   created_at: string
 }
 
-export interface Batch {
-  id: number
-  datasource: number
-  datasource_name: string
-  table: string
-  partition: Record<string, string | number>
-  biz_date: string
-  data_version: string
-  producer: { instance_id?: string; attempt?: number }
-  schedule_type: 'normal' | 'backfill' | 'rerun'
-  state: BatchState
-  may_consume: boolean
-  reason: string
-  warnings: string[]
-  notes: string[]
-  policy_state: BatchState | ''
-  attempt: number
-  revalidated_with_changed_rules: boolean
-  /** What the page says above the evidence, from the server ("re-validated with changed rules"). */
-  notice: string
-  created_by: string | null
-  created_at: string
-  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
-  permissions?: string[]
-}
+export type Batch = components['schemas']['Batch']
 
-export interface BatchDetail extends Batch {
-  /** The caller may release and re-validate it: an owner of its datasource or an admin. */
-  may_change: boolean
-  transitions: Transition[]
-  attempts: Attempt[]
-  releases: Release[]
-}
+/** `attempts` keeps the hand-written Attempt: its filters and check versions are free JSON to the schema. */
+export type BatchDetail = Omit<components['schemas']['BatchDetail'], 'attempts'> & { attempts: Attempt[] }
 
 export interface GatedTable {
   datasource: number

@@ -1,5 +1,5 @@
 import { API, http, type Page, type Paging } from '@/http'
-import type { Run } from './types'
+import type { Run, RunListRow } from './types'
 
 export interface RunFilters {
   /** One status or several, comma-separated: `queued,running`. */
@@ -16,7 +16,7 @@ export const getRun = (id: number, signal?: AbortSignal) => http.get<Run>(`${API
 /** A new attempt of a finished run: the same check versions and frozen batches (202, queued). */
 export const retryRun = (id: number) => http.post<Run>(`${API}/runs/${id}/retry/`)
 /** One page of runs, newest first, filtered by the server. */
-export const listRuns = (filters: RunFilters & Paging = {}) => http.get<Page<Run>>(`${API}/runs/`, { ...filters })
+export const listRuns = (filters: RunFilters & Paging = {}) => http.get<Page<RunListRow>>(`${API}/runs/`, { ...filters })
 
 export const FINISHED = ['passed', 'failed', 'error', 'cancelled']
 export const ACTIVE = 'queued,running'

@@ -1633,7 +1633,7 @@ export interface components {
             readonly has_target: boolean;
             /** @description A redacted form, safe to show. */
             readonly target_preview: string;
-            notify_on?: components["schemas"]["NotifyOnEnum"][];
+            notify_on: components["schemas"]["NotifyOnEnum"][];
             /** @description What the caller may do with the channel: change, delete and test (administrators). */
             readonly permissions: string[];
             /** Format: date-time */
@@ -1672,7 +1672,7 @@ export interface components {
             trigger: string;
             rule_set_hash: string;
             /** @description The rule set differs from the previous attempt's. */
-            rules_changed?: boolean;
+            rules_changed: boolean;
             /**
              * @description The frozen batch definitions the run read that the caller may read: table, resolved
              *     filter (partition included).
@@ -1733,8 +1733,8 @@ export interface components {
             readonly permissions: string[];
         };
         BatchDefinition: {
-            datasource_id: number;
-            datasource: string;
+            datasource_id?: number;
+            datasource?: string;
             table: string;
             filter: string | null;
             scan_mode: string;
@@ -1876,10 +1876,10 @@ export interface components {
             /** @description The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on. */
             readonly upgrade_available: boolean;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            owner?: string;
+            owner: string;
             /** @description A disabled check is skipped by schedules and by the runs of a batch or table. */
-            enabled?: boolean;
-            tags?: string[];
+            enabled: boolean;
+            tags: string[];
             /** @description What the caller may do with the check: change, delete, run, clone. */
             readonly permissions: string[];
             /** Format: date-time */
@@ -1897,7 +1897,7 @@ export interface components {
              *     * `accuracy` - Accuracy
              *     * `consistency` - Consistency
              */
-            dimension?: components["schemas"]["CheckDimensionEnum"] | components["schemas"]["BlankEnum"];
+            dimension: components["schemas"]["CheckDimensionEnum"] | components["schemas"]["BlankEnum"];
             /** @description The dimension the health scores file the check under: `dimension`, else the template's (a custom template's checks count as validity). */
             readonly effective_dimension: string;
         };
@@ -1958,11 +1958,11 @@ export interface components {
             };
             content_hash: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** @description What changed in this version, and why. */
-            message?: string;
+            message: string;
         };
         ChecksDocument: {
             version: number;
@@ -2023,7 +2023,7 @@ export interface components {
             batch?: string;
             baseline_runs?: number[];
             values?: number;
-            window?: components["schemas"]["Window"];
+            window?: unknown;
         };
         /**
          * @description Admins add and change types (the key is fixed once saved); `ComparisonType.clean` decides
@@ -2033,12 +2033,12 @@ export interface components {
             /** @description Stable identifier; cannot change once saved. */
             key: string;
             name: string;
-            description?: string;
+            description: string;
             source: components["schemas"]["SourceEnum"];
             /** @description History and range: day, week, month, last_<N>_days, last_<N>_runs (e.g. last_14_days; a range needs last_<N>_runs/days). */
-            window?: string;
+            window: string;
             /** @description History: avg, min, max, median, last of the values in the window; range: sigma_<k> or pct_<p>. */
-            aggregation?: string;
+            aggregation: string;
             /**
              * @description Data: whose rows are counted; range: `partition` for a baseline per partition.
              *
@@ -2046,9 +2046,9 @@ export interface components {
              *     * `target` - The target table
              *     * `partition` - Range only: a baseline per partition
              */
-            batch?: components["schemas"]["BatchEnum"] | components["schemas"]["BlankEnum"];
+            batch: components["schemas"]["BatchEnum"] | components["schemas"]["BlankEnum"];
             /** Format: int64 */
-            position?: number;
+            position: number;
         };
         /**
          * @description Admins add and change types (the key is fixed once saved); `ComparisonType.clean` decides
@@ -2096,25 +2096,25 @@ export interface components {
             /** @description A short name users pick in forms (unique among alive ones). */
             name: string;
             type: components["schemas"]["TypeEnum"];
-            description?: string;
-            host?: string;
-            port?: number | null;
-            database?: string;
-            username?: string;
+            description: string;
+            host: string;
+            port: number | null;
+            database: string;
+            username: string;
             readonly has_password: boolean;
             /** @description File sources: a directory under DQ_FILE_ROOTS, or an hdfs:// or s3a:// URI. */
-            path?: string;
-            format?: components["schemas"]["FormatEnum"] | components["schemas"]["BlankEnum"];
+            path: string;
+            format: components["schemas"]["FormatEnum"] | components["schemas"]["BlankEnum"];
             /** @description Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}. */
-            options?: {
+            options: {
                 [key: string]: (string | number | boolean) | null;
             };
             /** @description Names of the groups that may use this datasource; empty means every signed-in user. */
-            allowed_groups?: string[];
+            allowed_groups: string[];
             /** @description Usernames of those who answer for the data: they release and re-validate its batches and acknowledge, resolve and mute its checks' incidents (with the administrators). */
-            owners?: string[];
+            owners: string[];
             /** @description Names of groups whose members have the owners' rights. */
-            owner_groups?: string[];
+            owner_groups: string[];
             /** @description What the caller may do with the datasource: change, delete (administrators), test. */
             readonly permissions: string[];
             /** Format: date-time */
@@ -2160,9 +2160,9 @@ export interface components {
             /** Format: int64 */
             number: number;
             /** Format: date-time */
-            at?: string;
+            at: string;
             ok: boolean;
-            error?: string;
+            error: string;
         };
         /**
          * @description * `auto` - auto
@@ -2181,9 +2181,14 @@ export interface components {
             };
         };
         ErrorRows: {
+            /** @description Rows on every page (of this check, if named) */
             count: number;
-            columns: unknown[];
-            rows: unknown[];
+            /** @description Rows the check found failing, kept or not */
+            total_offending_rows: number | null;
+            page: number;
+            page_size: number;
+            columns: string[];
+            rows: unknown[][];
         };
         /**
          * @description * `run` - Run results
@@ -2203,19 +2208,19 @@ export interface components {
             status: components["schemas"]["ResultStatusEnum"];
             statistic_name: string;
             /** Format: double */
-            statistics_value?: number | null;
+            statistics_value: number | null;
             /** Format: double */
-            comparison_value?: number | null;
+            comparison_value: number | null;
             /** @description How the expected value was obtained. */
-            comparison_source?: unknown;
+            comparison_source: unknown;
             failure_strategy: string;
             /** @description The verdict in words. */
-            verdict?: string;
-            message?: string;
+            verdict: string;
+            message: string;
             /** Format: int64 */
-            error_row_count?: number | null;
+            error_row_count: number | null;
             /** Format: int64 */
-            rows_scanned?: number | null;
+            rows_scanned: number | null;
         };
         /**
          * @description * `alert` - alert
@@ -2336,12 +2341,12 @@ export interface components {
             /** Format: date-time */
             data_time: string;
             /** @description The partition the result speaks for (executions/scopes.py); empty: the whole table. */
-            partition_key?: string;
+            partition_key: string;
             status: components["schemas"]["ResultStatusEnum"];
             /** Format: double */
-            statistics_value?: number | null;
+            statistics_value: number | null;
             /** Format: double */
-            comparison_value?: number | null;
+            comparison_value: number | null;
             check_version: number;
             /** Format: double */
             threshold: number;
@@ -2350,7 +2355,7 @@ export interface components {
             readonly passing_band: components["schemas"]["PassingBand"] | null;
             /** @description Anomaly detection only: beyond it the point failed, between it and passing_band it warned */
             readonly fail_band: components["schemas"]["PassingBand"] | null;
-            message?: string;
+            message: string;
         };
         /**
          * @description An incident as the list shows it (watching/incident_rows.py writes the same JSON from column
@@ -2489,6 +2494,14 @@ export interface components {
          * @enum {string}
          */
         IncidentStatusEnum: "open" | "acknowledged" | "resolved";
+        InputSummary: {
+            field: string;
+            title: string;
+            help: string;
+            value_type: string;
+            required: boolean;
+            default: unknown;
+        };
         /**
          * @description * `email` - E-mail
          *     * `webhook` - Webhook (JSON POST)
@@ -2509,7 +2522,7 @@ export interface components {
             run: number;
             status: components["schemas"]["ResultStatusEnum"];
             /** Format: double */
-            statistics_value?: number | null;
+            statistics_value: number | null;
             /** Format: date-time */
             readonly created_at: string;
             blocks: boolean;
@@ -3165,12 +3178,12 @@ export interface components {
             kind: string;
             fingerprint: string;
             /** @description The suggested check's params, as they were offered. */
-            params?: unknown;
+            params: unknown;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly rejected_by: string;
             /** Format: date-time */
             readonly rejected_at: string;
-            reason?: string;
+            reason: string;
         };
         Release: {
             readonly id: number;
@@ -3182,8 +3195,8 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
-            ended_at?: string | null;
-            end_reason?: string;
+            ended_at: string | null;
+            end_reason: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly ended_by: string | null;
         };
@@ -3214,14 +3227,14 @@ export interface components {
             readonly template_name: string;
             batch: string;
             /** @description The partition the result speaks for (executions/scopes.py); empty: the whole table. */
-            partition_key?: string;
+            partition_key: string;
             status: components["schemas"]["ResultStatusEnum"];
             statistic_name: string;
             /** Format: double */
-            statistics_value?: number | null;
+            statistics_value: number | null;
             /** Format: double */
-            comparison_value?: number | null;
-            comparison_type?: string;
+            comparison_value: number | null;
+            comparison_type: string;
             readonly comparison_source: components["schemas"]["ComparisonSource"];
             check_type: string;
             operator: string;
@@ -3229,21 +3242,21 @@ export interface components {
             threshold: number;
             failure_strategy: string;
             /** Format: double */
-            formula_value?: number | null;
+            formula_value: number | null;
             /** @description The rule in words: "Pass when actual − expected ≤ 0" */
             readonly formula: string;
             /** @description The rule applied to the numbers: "Pass when actual − expected ≤ 0: 2 − 0 = 2 > 0 → fail"; "" for an `error` result, whose `message` says why */
             readonly verdict: string;
             /** @description A `block` check that failed or could not be evaluated */
             readonly blocks: boolean;
-            message?: string;
+            message: string;
             /** Format: int64 */
-            error_row_count?: number | null;
+            error_row_count: number | null;
             /** Format: int64 */
-            error_rows_written?: number | null;
+            error_rows_written: number | null;
             readonly has_error_rows: boolean;
             /** Format: int64 */
-            rows_scanned?: number | null;
+            rows_scanned: number | null;
             readonly details: components["schemas"]["ResultDetails"];
             /** @description The datasource the result's batch read: {id, name} */
             readonly datasource: components["schemas"]["DatasourceRef"] | null;
@@ -3293,7 +3306,7 @@ export interface components {
             open_failures: number;
             blocking_failures: number;
             /** @description The first 10 open failures, blocking ones first; all of them are /results/?latest=true&status=fail,error&since=<since> */
-            failing_checks: unknown[];
+            failing_checks: components["schemas"]["LatestResult"][];
             runs: number;
             active_runs: number;
         };
@@ -3367,9 +3380,7 @@ export interface components {
             readonly builtin: boolean;
             /** @description The metric definition the engine executes (validated on save). */
             rule_json: unknown;
-            readonly inputs: {
-                [key: string]: unknown;
-            }[];
+            readonly inputs: components["schemas"]["InputSummary"][];
         };
         /**
          * @description * `completeness` - Completeness
@@ -3392,14 +3403,14 @@ export interface components {
         RuleTypeEnum: "single_table" | "single_table_custom_sql" | "multi_table_accuracy" | "multi_table_comparison";
         Run: {
             readonly id: number;
-            status?: components["schemas"]["RunStatusEnum"];
-            blocking?: boolean;
-            trigger?: components["schemas"]["RunTriggerEnum"];
+            status: components["schemas"]["RunStatusEnum"];
+            blocking: boolean;
+            trigger: components["schemas"]["RunTriggerEnum"];
             /** Format: int64 */
-            attempt?: number;
-            retry_of?: number | null;
+            attempt: number;
+            retry_of: number | null;
             /** @description The worker process holding (or that held) the run, from its claim. */
-            worker?: string;
+            worker: string;
             /**
              * Format: date
              * @description The business date the run checks; ${biz_date} in filters.
@@ -3419,21 +3430,21 @@ export interface components {
             };
             readonly checks: components["schemas"]["RunCheck"][];
             rule_set_hash: string;
-            scan_mode?: components["schemas"]["ScanModeEnum"];
-            spark_application_id?: string;
+            scan_mode: components["schemas"]["ScanModeEnum"];
+            spark_application_id: string;
             /** @description What the engine did: passes per batch. */
             readonly plan: {
                 [key: string]: unknown;
             };
-            message?: string;
+            message: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
-            started_at?: string | null;
+            started_at: string | null;
             /** Format: date-time */
-            finished_at?: string | null;
+            finished_at: string | null;
             /** Format: double */
             readonly duration_seconds: number | null;
             /** @description What the caller may do with the run: cancel and retry (its author and administrators). */
@@ -3452,14 +3463,14 @@ export interface components {
          */
         RunList: {
             readonly id: number;
-            status?: components["schemas"]["RunStatusEnum"];
-            blocking?: boolean;
-            trigger?: components["schemas"]["RunTriggerEnum"];
+            status: components["schemas"]["RunStatusEnum"];
+            blocking: boolean;
+            trigger: components["schemas"]["RunTriggerEnum"];
             /** Format: int64 */
-            attempt?: number;
-            retry_of?: number | null;
+            attempt: number;
+            retry_of: number | null;
             /** @description The worker process holding (or that held) the run, from its claim. */
-            worker?: string;
+            worker: string;
             /**
              * Format: date
              * @description The business date the run checks; ${biz_date} in filters.
@@ -3477,25 +3488,23 @@ export interface components {
             readonly batches: {
                 [key: string]: components["schemas"]["BatchDefinition"];
             };
-            readonly checks: {
-                [key: string]: unknown;
-            }[];
+            readonly checks: components["schemas"]["RunCheck"][];
             rule_set_hash: string;
-            scan_mode?: components["schemas"]["ScanModeEnum"];
-            spark_application_id?: string;
+            scan_mode: components["schemas"]["ScanModeEnum"];
+            spark_application_id: string;
             /** @description What the engine did: passes per batch. */
             readonly plan: {
                 [key: string]: unknown;
             };
-            message?: string;
+            message: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
-            started_at?: string | null;
+            started_at: string | null;
             /** Format: date-time */
-            finished_at?: string | null;
+            finished_at: string | null;
             /** Format: double */
             readonly duration_seconds: number | null;
             /** @description What the caller may do with the run: cancel and retry (its author and administrators). */
@@ -3575,7 +3584,7 @@ export interface components {
             readonly check_names: {
                 [key: string]: unknown;
             }[];
-            enabled?: boolean;
+            enabled: boolean;
             /** @default -1 */
             biz_date_offset_days: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -3699,7 +3708,7 @@ export interface components {
             reason: string;
             readonly by: string;
             /** Format: date-time */
-            at?: string;
+            at: string;
         };
         /**
          * @description * `postgresql` - PostgreSQL
@@ -3730,10 +3739,6 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "expected" | "incident";
-        Window: {
-            start: string;
-            end: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -7689,7 +7694,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,19 +1,8 @@
-import { API, http } from '@/http'
+import { API, http, type Page } from '@/http'
+import type { components } from './schema'
 
 // Schedules, alert channels, incidents and notifications (watching/ on the server). Every list
 // pages on the server: {count, next, previous, results}.
-
-export interface Page<T> {
-  count: number
-  next: string | null
-  previous: string | null
-  results: T[]
-}
-
-/** A list endpoint that may answer a page or (before server paging) a bare array. */
-export function rowsOf<T>(body: Page<T> | T[]): T[] {
-  return Array.isArray(body) ? body : body.results
-}
 
 export interface Schedule {
   id: number
@@ -81,43 +70,11 @@ export interface AlertChannelInput {
   datasources: number[]
 }
 
-export type IncidentStatus = 'open' | 'acknowledged' | 'resolved'
-export type IncidentSeverity = 'critical' | 'high' | 'medium' | 'low'
+export type IncidentStatus = components['schemas']['IncidentStatusEnum']
+export type IncidentSeverity = components['schemas']['SeverityEnum']
 export const SEVERITIES: IncidentSeverity[] = ['critical', 'high', 'medium', 'low']
 
-export interface Incident {
-  id: number
-  check: number
-  check_name: string
-  /** The table and the datasource's name the check reads. */
-  table: string
-  datasource: string
-  severity: IncidentSeverity
-  assignee: string | null
-  muted_by: string | null
-  mute_reason: string
-  /** Whether the caller may acknowledge, assign, set the severity of and resolve it. */
-  can_handle: boolean
-  /** The partition it is about ("" for the whole table), and that in words. */
-  partition_key: string
-  partition: string
-  status: IncidentStatus
-  outcome: 'fail' | 'error'
-  blocking: boolean
-  occurrences: number
-  opened_at: string
-  last_seen_at: string
-  last_notified_at: string | null
-  first_run: number
-  last_run: number
-  acknowledged_by: string | null
-  acknowledged_at: string | null
-  resolved_by: string | null
-  resolved_at: string | null
-  resolved_automatically: boolean
-  resolution_note: string
-  muted_until: string | null
-}
+export type Incident = components['schemas']['Incident']
 
 export interface IncidentComment {
   id: number

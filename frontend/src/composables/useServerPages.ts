@@ -4,7 +4,8 @@ import { ApiError, errorMessage, type Page, type Paging } from '@/http'
 /**
  * One page of a server-paged list (checks, runs, results) with its loading and error state: the
  * TablePager's page and size go to the server as `?page=&page_size=`, and only that page is held.
- * `restart()` after a filter changed asks for page 1 (one request, not two). Used by the list pages.
+ * `restart()` after a filter changed asks for page 1 (one request, not two). Every server-paged
+ * list page uses it (checks, runs, results, batches, datasources, incidents, schedules, channels).
  */
 export function useServerPages<T>(load: (paging: Required<Paging>) => Promise<Page<T>>, initialSize = 20) {
   const page = ref(1)

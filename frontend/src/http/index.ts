@@ -186,7 +186,8 @@ export const http = {
   delete: <T = void>(url: string) => request<T>('DELETE', url),
 }
 
-/** One page of a list endpoint (dq_platform/pagination.py): `?page=&page_size=`, 50 by default, at most 500. */
+/** One page of a list endpoint (dq_platform/pagination.py): `?page=&page_size=`, 50 by default, at most 500.
+ * The one page type of the SPA: the schema's Paginated…List components are this with their row type. */
 export interface Page<T> {
   count: number
   next: string | null

@@ -98,7 +98,7 @@ class TransitionSerializer(serializers.ModelSerializer):
 
 
 class ReleaseSerializer(serializers.ModelSerializer):
-    released_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    released_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     ended_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
@@ -193,6 +193,24 @@ class Viewer:
         return set(Datasource.objects.readable_by(self.user).filter(pk__in=ids).values_list("pk", flat=True))
 
 
+class AttemptFilterSerializer(serializers.Serializer):
+    """A frozen batch definition the run read: where, and the resolved filter."""
+
+    datasource = serializers.CharField(allow_null=True)
+    table = serializers.CharField()
+    filter = serializers.CharField(allow_null=True)
+    partition = PartitionField(allow_null=True)
+    scan_mode = serializers.CharField(allow_null=True)
+
+
+class AttemptCheckVersionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    check = serializers.IntegerField()
+    name = serializers.CharField()
+    number = serializers.IntegerField()
+    hash = serializers.CharField()
+
+
 class AttemptSerializer(serializers.ModelSerializer):
     """One attempt as the caller may see it: checks reading a datasource the caller may not read
     appear only as "a check you cannot see" with their outcome; their tables and filters not at all."""
@@ -206,7 +224,7 @@ class AttemptSerializer(serializers.ModelSerializer):
     skipped_checks = serializers.SerializerMethodField(
         help_text="Checks bound to the table that were not run: their requester may not read what they compare with."
     )
-    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = BatchAttempt
@@ -235,6 +253,7 @@ class AttemptSerializer(serializers.ModelSerializer):
         versions = list(attempt.run.check_versions.order_by("pk"))
         return versions, self.viewer.versions([v.pk for v in versions])
 
+    @extend_schema_field(AttemptFilterSerializer(many=True))
     def get_filters(self, attempt) -> list[dict]:
         """The frozen batch definitions the run read that the caller may read: table, resolved
         filter (partition included)."""
@@ -246,6 +265,7 @@ class AttemptSerializer(serializers.ModelSerializer):
             if d.get("datasource_id") in readable
         ]
 
+    @extend_schema_field(AttemptCheckVersionSerializer(many=True))
     def get_check_versions(self, attempt) -> list[dict]:
         versions, visible = self._versions(attempt)
         return [

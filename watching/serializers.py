@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.rights import alert_channel_permissions, schedule_permissions
@@ -46,6 +47,11 @@ def _ids_of(queryset, ids: list[int], what: str) -> list:
     return [found[i] for i in ids]
 
 
+class CheckNameSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
 class ScheduleSerializer(serializers.ModelSerializer):
     """`{"name", "cron", "timezone", "checks": [ids], "enabled", "biz_date_offset_days"}`.
 
@@ -63,7 +69,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
     description = serializers.SerializerMethodField()
     next_runs = serializers.SerializerMethodField()
     missed_slot_policy = serializers.SerializerMethodField()
-    owner = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    owner = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     can_edit = serializers.SerializerMethodField()
     permissions = serializers.SerializerMethodField(
         help_text="What the caller may do with the schedule: change and delete (its owner and administrators)."
@@ -102,6 +108,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
     def _live(self, schedule) -> list[Check]:
         return sorted((c for c in schedule.checks.all() if c.deleted_at is None), key=lambda c: c.pk)
 
+    @extend_schema_field(CheckNameSerializer(many=True))
     def get_check_names(self, schedule) -> list[dict]:
         return [{"id": c.pk, "name": c.name} for c in self._live(schedule)]
 

@@ -4,25 +4,9 @@ import type { components } from './schema'
 /** gates/: registered batches, their state machine, releases and the table they belong to. */
 export type BatchState = components['schemas']['BatchStateEnum']
 
-export interface Transition {
-  from_state: BatchState
-  to_state: BatchState
-  reason: string
-  by: string
-  at: string
-}
+export type Transition = components['schemas']['Transition']
 
-export interface Release {
-  id: number
-  released_by: string | null
-  reason: string
-  expires_at: string
-  created_at: string
-  ended_at: string | null
-  end_reason: string
-  /** Who ended it before its expiry (by re-validating the batch). */
-  ended_by: string | null
-}
+export type Release = components['schemas']['Release']
 
 /** A check the caller may not see shows only `hidden: true`, its status, strategy and verdict sentence. */
 export interface EvidenceResult {
@@ -45,28 +29,11 @@ export interface EvidenceResult {
   rows_scanned: number | null
 }
 
-export interface Attempt {
-  number: number
-  run: number
-  run_status: string
-  trigger: string
-  rule_set_hash: string
-  rules_changed: boolean
-  filters: { datasource: string; table: string; filter: string | null; partition?: Record<string, unknown>; scan_mode: string }[]
-  check_versions: { id: number; check: number; name: string; number: number; hash: string }[]
-  /** How many of the run's checks the caller may not see. */
-  hidden_checks: number
-  results: EvidenceResult[]
-  /** Bound checks not run: their requester may not read what they compare with (`check: null` when hidden). */
-  skipped_checks: { check: number | null; name: string; failure_strategy: string }[]
-  requested_by: string | null
-  created_at: string
-}
+export type Attempt = components['schemas']['Attempt']
 
 export type Batch = components['schemas']['Batch']
 
-/** `attempts` keeps the hand-written Attempt: its filters and check versions are free JSON to the schema. */
-export type BatchDetail = Omit<components['schemas']['BatchDetail'], 'attempts'> & { attempts: Attempt[] }
+export type BatchDetail = components['schemas']['BatchDetail']
 
 export interface GatedTable {
   datasource: number

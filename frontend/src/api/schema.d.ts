@@ -1673,25 +1673,34 @@ export interface components {
             rule_set_hash: string;
             /** @description The rule set differs from the previous attempt's. */
             rules_changed: boolean;
-            /**
-             * @description The frozen batch definitions the run read that the caller may read: table, resolved
-             *     filter (partition included).
-             */
-            readonly filters: {
-                [key: string]: unknown;
-            }[];
-            readonly check_versions: {
-                [key: string]: unknown;
-            }[];
+            readonly filters: components["schemas"]["AttemptFilter"][];
+            readonly check_versions: components["schemas"]["AttemptCheckVersion"][];
             /** @description How many of the run's checks the caller may not see. */
             readonly hidden_checks: number;
             readonly results: components["schemas"]["EvidenceResult"][];
             /** @description Checks bound to the table that were not run: their requester may not read what they compare with. */
             readonly skipped_checks: components["schemas"]["SkippedCheck"][];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly requested_by: string;
+            readonly requested_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        AttemptCheckVersion: {
+            id: number;
+            check: number;
+            name: string;
+            number: number;
+            hash: string;
+        };
+        /** @description A frozen batch definition the run read: where, and the resolved filter. */
+        AttemptFilter: {
+            datasource: string | null;
+            table: string;
+            filter: string | null;
+            partition: {
+                [key: string]: string | number;
+            } | null;
+            scan_mode: string | null;
         };
         AuthTokenRequest: {
             username: string;
@@ -1912,6 +1921,10 @@ export interface components {
          * @enum {string}
          */
         CheckDimensionEnum: "completeness" | "uniqueness" | "validity" | "timeliness" | "accuracy" | "consistency";
+        CheckName: {
+            id: number;
+            name: string;
+        };
         /**
          * @description `{"name", "template", "params"}`; the template decides whether params are valid.
          *
@@ -3188,7 +3201,7 @@ export interface components {
         Release: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly released_by: string;
+            readonly released_by: string | null;
             reason: string;
             /** Format: date-time */
             expires_at: string;
@@ -3581,14 +3594,12 @@ export interface components {
             readonly description: string;
             readonly next_runs: string[];
             readonly missed_slot_policy: string;
-            readonly check_names: {
-                [key: string]: unknown;
-            }[];
+            readonly check_names: components["schemas"]["CheckName"][];
             enabled: boolean;
             /** @default -1 */
             biz_date_offset_days: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly owner: string;
+            readonly owner: string | null;
             readonly can_edit: boolean;
             /** @description What the caller may do with the schedule: change and delete (its owner and administrators). */
             readonly permissions: string[];

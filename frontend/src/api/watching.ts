@@ -4,28 +4,8 @@ import type { components } from './schema'
 // Schedules, alert channels, incidents and notifications (watching/ on the server). Every list
 // pages on the server: {count, next, previous, results}.
 
-export interface Schedule {
-  id: number
-  name: string
-  cron: string
-  timezone: string
-  description: string
-  next_runs: string[]
-  missed_slot_policy: string
-  checks: number[]
-  check_names: { id: number; name: string }[]
-  enabled: boolean
-  biz_date_offset_days: number
-  owner: string | null
-  can_edit: boolean
-  /** What the signed-in user may do with it (lib/permissions.ts `can`). */
-  permissions?: string[]
-  last_slot: string | null
-  last_run: number | null
-  last_message: string
-  created_at: string
-  updated_at: string
-}
+/** `checks` is write-only to the schema, yet every answer carries it (the serializer adds it). */
+export type Schedule = components['schemas']['Schedule'] & { checks: number[] }
 
 export interface ScheduleInput {
   name: string

@@ -250,7 +250,7 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             incident.set_severity(request.user, body.validated_data["severity"], note)
         return self._detail(incident)
 
-    @extend_schema(request=IncidentCommentSerializer, responses=IncidentCommentSerializer)
+    @extend_schema(request=IncidentCommentSerializer, responses={201: IncidentCommentSerializer})
     @action(detail=True, methods=["post"])
     def comments(self, request, pk=None):
         """Say something about it: whoever may see the incident may comment."""

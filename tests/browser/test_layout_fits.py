@@ -39,8 +39,10 @@ MEASURE = """() => {
     const text = tag.textContent.trim()
     const problems = []
     if (content.scrollWidth > content.clientWidth + 1 || tag.scrollWidth > tag.clientWidth + 1) problems.push(`${text}: ellipsised`)
+    // A table cell hides what passes its padding (and draws "…" there).
     const cell = tag.closest('.cell')
-    if (cell && tag.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1) problems.push(`${text}: cut by its cell`)
+    const edge = cell && cell.getBoundingClientRect().right - parseFloat(getComputedStyle(cell).paddingRight)
+    if (cell && tag.getBoundingClientRect().right > edge + 1) problems.push(`${text}: cut by its cell`)
     return problems
   })
   return { overflow: root.scrollWidth - root.clientWidth, panels, tags }

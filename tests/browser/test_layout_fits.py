@@ -84,6 +84,18 @@ def every_page(cast, api_as, make_check, lake, webhook_server, eager_celery):
     )
     nightly.checks.set([nulls, trend])
 
+    # A template whose statistic has a long name (out_of_range_count.out_of_range), shown in the
+    # check page's 300 px side panel.
+    params = {"src_datasource_id": lake.pk, "src_table": "orders", "src_field": "amount", "min_value": 0}
+    params |= {"max_value": 10, **watching_fixtures.NULL_CHECK}
+    response = client.post(
+        "/api/v1/checks/",
+        {"name": "orders · amounts 0 to 10", "template": "value_range_check", "params": params},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    ranged = response.json()["id"]
+
     channel = AlertChannel(name="ops webhook", kind="webhook", notify_on=["fail", "error", "recovery"])
     channel.target = webhook_server.url
     channel.save()
@@ -92,6 +104,7 @@ def every_page(cast, api_as, make_check, lake, webhook_server, eager_celery):
         "checks": "/checks",
         "check-new": "/checks/new",
         "check": f"/checks/{nulls.pk}",
+        "check-range": f"/checks/{ranged}",
         "runs": "/runs",
         "run": f"/runs/{run.pk}",
         "results": "/results",
@@ -224,4 +237,19 @@ def test_the_batch_page_names_each_table_with_its_own_filter(
         f"{f['table']} where {f['filter']}" if f["filter"] else f"{f['table']}: all rows" for f in attempt["filters"]
     )
     assert attempt["filters"] and filters.inner_text() == expected
+    assert unexpected(console_errors) == []
+
+
+def test_the_sign_in_page_and_the_runs_page_say_where_checks_run(live_server, page, cast, console_errors, built_app):
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(live_server.url + "/login/")
+        intro = page.locator(".intro").inner_text()
+        assert "pushed down into your database" in intro and "DuckDB" in intro and "Spark" in intro
+        assert "Run them on Spark" not in intro
+        assert page.evaluate(MEASURE)["overflow"] <= 0
+        screenshot(page, f"login-{width}")
+    sign_in(page, live_server.url, "author", "author-pass-123", "/runs")
+    subtitle = page.locator(".subtitle").inner_text()
+    assert all(words in subtitle for words in ("pushed down into the database", "embedded DuckDB", "on Spark", "auto"))
     assert unexpected(console_errors) == []

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flushPromises } from '@vue/test-utils'
-import { reactive, ref } from 'vue'
+import { nextTick, reactive, ref } from 'vue'
 
 const confirm = vi.fn()
 vi.mock('element-plus', async (original) => ({
@@ -80,6 +80,22 @@ describe('useDialogGuard', () => {
     expect(guard.isDirty()).toBe(true)
     form.name = 'x' // typed back as it was
     expect(guard.isDirty()).toBe(false)
+  })
+
+  it('leaves the focus where the user put it before the opening ended, and counts what they typed', async () => {
+    const open = ref(false)
+    const form = reactive({ name: '', port: '' })
+    const guard = useDialogGuard(open, () => form)
+    open.value = true
+    await nextTick()
+    await nextTick()
+    const el = frame(guard.dialog['data-dialog-guard'], '<input id="name"><input id="port">')
+    const port = el.querySelector<HTMLInputElement>('#port')!
+    port.focus()
+    form.port = '70000' // typed while the dialog was still animating in
+    guard.dialog.onOpened()
+    expect(document.activeElement).toBe(port)
+    expect(guard.isDirty()).toBe(true)
   })
 
   it('puts the focus on the first field of the body when the dialog has opened', () => {

@@ -1,4 +1,4 @@
-import { ref, type Ref } from 'vue'
+import { nextTick, ref, watch, type Ref } from 'vue'
 import { ElMessageBox } from 'element-plus'
 
 /**
@@ -18,8 +18,9 @@ import { ElMessageBox } from 'element-plus'
  *   </el-dialog>
  *
  * Closing after a successful save stays `open.value = false`: that never asks. "Untouched" is
- * measured against the state when the dialog finished opening, so a form reset on open counts as
- * clean; '' , null and undefined count as the same empty value.
+ * measured against the form as the page filled it for this opening (a form reset on open counts as
+ * clean); '', null and undefined count as the same empty value. A user who clicked into a field
+ * before the opening animation ended keeps the focus there.
  */
 export function useDialogGuard(open: Ref<boolean>, state: () => unknown) {
   const id = `dialog-${++counter}`
@@ -29,9 +30,24 @@ export function useDialogGuard(open: Ref<boolean>, state: () => unknown) {
   const snapshot = () => JSON.stringify(state() ?? null, (_key, value) => (value === undefined || value === '' ? null : value))
   const isDirty = () => snapshot() !== baseline
 
+  // The state to compare with: taken once the page has filled the form for this opening (its own
+  // watchers and the render run first), and again when the opening animation ends unless the user
+  // is already in a field by then (what they typed meanwhile counts as typed).
+  watch(
+    open,
+    async (isOpen) => {
+      if (!isOpen) return
+      await nextTick()
+      baseline = snapshot()
+    },
+    { flush: 'post', immediate: true },
+  )
+
   function onOpened() {
-    baseline = snapshot()
     const frame = document.querySelector(`[data-dialog-guard="${id}"]`)
+    const body = frame?.querySelector('.el-dialog__body')
+    if (body && document.activeElement && body.contains(document.activeElement)) return // never pull the focus away
+    baseline = snapshot()
     firstField(frame)?.focus()
   }
 

@@ -4,9 +4,12 @@ than itself, no tag clipped, and in the form dialogs no error message over a lab
 The pages are router.ts's, each with the data it shows: checks on the lake datasource (one of them
 `unknown`, no expected value yet), recorded runs and their results, an incident, a schedule, an alert
 channel whose test answer is long, and a registered batch with its evidence. A screenshot of each
-page at each width lands in docs/screenshots/fit-<page>-<width>.png."""
+page at each width lands in test-artifacts/browser/fit-<page>-<width>.png, and with
+DQ_README_SCREENSHOTS=1 in docs/screenshots/."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from django.db import transaction
@@ -17,7 +20,7 @@ from watching.models import AlertChannel, Incident, Schedule
 from watching.tests import conftest as watching_fixtures
 from watching.tests.conftest import record_run
 
-from .conftest import README_SHOTS, sign_in, unexpected
+from .conftest import ARTIFACTS, README_SHOTS, sign_in, unexpected
 
 eager_celery, lake = watching_fixtures.eager_celery, watching_fixtures.lake
 make_check, webhook_server = watching_fixtures.make_check, watching_fixtures.webhook_server
@@ -128,12 +131,15 @@ def every_page(cast, api_as, make_check, lake, webhook_server, eager_celery):
 
 
 def screenshot(page, name: str) -> None:
-    """The top of the page (at most 1400 px tall), nothing focused: docs/screenshots/fit-<name>.png."""
-    README_SHOTS.mkdir(parents=True, exist_ok=True)
+    """The top of the page (at most 1400 px tall) as fit-<name>.png under test-artifacts/browser/, and
+    with DQ_README_SCREENSHOTS=1 under docs/screenshots/ too (committed, so a run leaves no diff)."""
     page.wait_for_timeout(300)
     height = min(1400, page.evaluate("document.documentElement.scrollHeight"))
     clip = {"x": 0, "y": 0, "width": page.viewport_size["width"], "height": height}
-    page.screenshot(path=str(README_SHOTS / f"fit-{name}.png"), full_page=True, clip=clip)
+    folders = [ARTIFACTS] + ([README_SHOTS] if os.environ.get("DQ_README_SCREENSHOTS") == "1" else [])
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"fit-{name}.png"), full_page=True, clip=clip)
 
 
 def settle(page) -> None:

@@ -74,7 +74,7 @@ export const RESULT_STATUS: Record<ResultStatus, { label: string; tag: TagType; 
 
 export const RUN_STATUS: Record<RunStatus, { label: string; tag: TagType; hint: string }> = {
   queued: { label: 'Queued', tag: 'info', hint: 'Waiting for a worker.' },
-  running: { label: 'Running', tag: 'primary', hint: 'Spark is reading the data.' },
+  running: { label: 'Running', tag: 'primary', hint: 'An engine is reading the data.' },
   passed: { label: 'Passed', tag: 'success', hint: 'Every check passed.' },
   failed: { label: 'Failed', tag: 'danger', hint: 'At least one check failed.' },
   error: { label: 'Error', tag: 'warning', hint: 'At least one check could not be evaluated.' },

@@ -291,6 +291,7 @@ export interface ResultsSummary {
   since: string
   hours: number
   checks: number
+  /** Of `checks` (live, visible), how many have a result in the window: never more than `checks`. */
   checks_run: number
   results: number
   passed: number

@@ -40,12 +40,7 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
         versions = run.check_versions.select_related("definition")
         results = [_record_one(run, version, document, backfill) for version in versions]
         errors = sum(r.status == Result.Status.ERROR for r in results)
-        if errors:
-            status = Run.Status.ERROR
-        elif any(r.status == Result.Status.FAIL for r in results):
-            status = Run.Status.FAILED
-        else:
-            status = Run.Status.PASSED
+        status = run_status_of([r.status for r in results])
         message = document.get("message") or (
             f"{errors} of {len(results)} checks could not be evaluated." if errors else ""
         )
@@ -60,6 +55,18 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
             transaction.set_rollback(True)
         else:
             transaction.on_commit(lambda: run_finished.send_robust(sender=Run, run=run))
+
+
+def run_status_of(statuses: list[str]) -> str:
+    """A run's verdict from its results: error before fail before unknown; passed only when every
+    result passed (a result that could not decide leaves the run unknown, never passed)."""
+    if Result.Status.ERROR in statuses:
+        return Run.Status.ERROR
+    if Result.Status.FAIL in statuses:
+        return Run.Status.FAILED
+    if Result.Status.UNKNOWN in statuses:
+        return Run.Status.UNKNOWN
+    return Run.Status.PASSED
 
 
 def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backfill: bool) -> Result:

@@ -6,7 +6,7 @@ export type CheckType =
   | 'statistics_comparison_percentage'
   | 'statistics_comparison_difference_comparison_percentage'
 export type Operator = 'eq' | 'lt' | 'le' | 'gt' | 'ge' | 'ne'
-export type RunStatus = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'cancelled'
+export type RunStatus = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'unknown' | 'cancelled'
 export type ResultStatus = 'pass' | 'fail' | 'error' | 'unknown'
 
 export type DatasourceType = 'postgresql' | 'mysql' | 'file'

@@ -78,6 +78,7 @@ export const RUN_STATUS: Record<RunStatus, { label: string; tag: TagType; hint: 
   passed: { label: 'Passed', tag: 'success', hint: 'Every check passed.' },
   failed: { label: 'Failed', tag: 'danger', hint: 'At least one check failed.' },
   error: { label: 'Error', tag: 'warning', hint: 'At least one check could not be evaluated.' },
+  unknown: { label: 'Unknown', tag: 'info', hint: 'No check failed, but at least one could not decide (no expected value yet).' },
   cancelled: { label: 'Cancelled', tag: 'info', hint: 'The run was cancelled.' },
 }
 

@@ -233,8 +233,11 @@ export interface BatchDefinition {
   filter: string | null
   scan_mode: string
   data_version?: string | null
-  /** The engine that reads the batch (spark, duckdb, pushdown), chosen when the run started. */
+  /** The engine that read the batch (spark, duckdb, pushdown): chosen when the run started, and
+   * once it ended the one that actually read it. */
   engine?: string
+  /** Set when the engine chosen at start did not read the batch (pushdown refused one of its checks). */
+  engine_chosen?: string
   /** Why that engine: "auto: local parquet files, 1.2 MB (DuckDB limit 2.0 GB)", "spark: chosen for this run". */
   engine_reason?: string
 }

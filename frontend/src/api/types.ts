@@ -174,7 +174,9 @@ export interface ComparisonSource {
   batch?: string
   baseline_runs?: number[]
   values?: number
-  window?: { start: string; end: string }
+  /** History: the dates looked in (`start` null: every earlier date; `latest`: at most that many);
+   * a dynamic range: its window's name, e.g. "last_7_runs". */
+  window?: { start: string | null; end: string; latest?: number } | string
 }
 
 export interface Result {

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
+from dq_platform.all_errors import AllErrorsAtOnce
 from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
@@ -96,7 +97,7 @@ class CheckVersionSerializer(serializers.ModelSerializer):
         ]
 
 
-class CheckSerializer(serializers.ModelSerializer):
+class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
     """`{"name", "template", "params"}`; the template decides whether params are valid."""
 
     template = serializers.SlugRelatedField(

@@ -115,6 +115,10 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
     upgrade_available = serializers.SerializerMethodField(
         help_text="The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on."
     )
+    warnings = serializers.SerializerMethodField(
+        help_text="Saving only: what could not be checked (a datasource's catalog that did not answer); "
+        "the check was saved without it."
+    )
 
     class Meta:
         model = Check
@@ -127,6 +131,7 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
             "current_version",
             "template_version",
             "upgrade_available",
+            "warnings",
             "owner",
             "created_at",
             "updated_at",
@@ -146,6 +151,9 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
         if clash.exists():
             raise serializers.ValidationError(f"A check named {name!r} already exists.")
         return name
+
+    def get_warnings(self, check) -> list[str]:
+        return list(getattr(self, "_save_warnings", []))
 
     def get_template_version(self, check) -> int | None:
         annotated = getattr(check, "template_version_in_use", None)
@@ -174,7 +182,8 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
             # is refused for a required one (validate_params), never quietly the default.
             params = {**{k: v for k, v in self.instance.params.items() if v is not None}, **params}
         try:
-            attrs["params"] = validate_params(template, params, self.context["request"].user)
+            self._save_warnings: list[str] = []
+            attrs["params"] = validate_params(template, params, self.context["request"].user, self._save_warnings)
         except ParamsInvalid as exc:
             raise serializers.ValidationError({"params": exc.fields}) from None
         return attrs

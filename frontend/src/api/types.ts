@@ -119,6 +119,8 @@ export interface Check {
   template_version: number | null
   /** The template has a newer version; GET upgrade/ shows what changed, POST upgrade/ moves on. */
   upgrade_available: boolean
+  /** Saving only: what could not be checked (a catalog that did not answer); saved without it. */
+  warnings?: string[]
   owner: string | null
   created_at: string
   updated_at: string

@@ -68,6 +68,7 @@ def rows(page) -> list[dict]:
                 "current_version": current_version,
                 "template_version": in_use,
                 "upgrade_available": in_use is not None and in_use < template_version,
+                "warnings": [],  # a save's answer only says any
                 "owner": owner,
                 "created_at": moment(created_at),
                 "updated_at": moment(updated_at),

@@ -116,7 +116,7 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
         help_text="The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on."
     )
     warnings = serializers.SerializerMethodField(
-        help_text="In a save's answer only: what could not be checked (a datasource's catalog that did not answer); "
+        help_text="A save's answer: what could not be checked (a datasource's catalog that did not answer); "
         "the check was saved without it."
     )
 
@@ -154,12 +154,6 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
 
     def get_warnings(self, check) -> list[str]:
         return list(getattr(self, "_save_warnings", []))
-
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        if not hasattr(self, "_save_warnings"):
-            data.pop("warnings", None)  # a save's answer only: a check read back has none to say
-        return data
 
     def get_template_version(self, check) -> int | None:
         annotated = getattr(check, "template_version_in_use", None)

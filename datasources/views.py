@@ -8,6 +8,8 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
+from dq_platform.search import id_list, search_text
+
 from .connectors import ConnectorError, TableNotFound, connector_for
 from .models import Datasource
 from .serializers import ColumnSerializer, ConnectionTestSerializer, DatasourceSerializer, TableSerializer
@@ -31,6 +33,22 @@ class AdminWritesOnly(permissions.BasePermission):
         return bool(request.user and request.user.is_staff)
 
 
+DATASOURCE_FILTERS = [
+    OpenApiParameter("search", str, description="Part of the datasource's name"),
+    OpenApiParameter("ids", str, description="Only these datasources: ids, comma-separated"),
+]
+
+
+def _searched(datasources, params):
+    text = search_text(params)
+    if text:
+        datasources = datasources.filter(name__icontains=text)
+    ids = id_list(params)
+    if ids is not None:
+        datasources = datasources.filter(pk__in=ids)
+    return datasources
+
+
 class DatasourceViewSet(viewsets.ModelViewSet):
     """Datasources the caller may use. Admins write; everyone else reads without secrets.
 
@@ -44,9 +62,17 @@ class DatasourceViewSet(viewsets.ModelViewSet):
     permission_classes = [permissions.IsAuthenticated, AdminWritesOnly]
 
     def get_queryset(self):
-        return Datasource.objects.visible_to(self.request.user).prefetch_related(
+        datasources = Datasource.objects.visible_to(self.request.user).prefetch_related(
             "allowed_groups", "owners", "owner_groups"
         )
+        if self.action == "list":
+            datasources = _searched(datasources, self.request.query_params)
+        return datasources
+
+    @extend_schema(parameters=DATASOURCE_FILTERS)
+    def list(self, request, *args, **kwargs):
+        """The datasources the caller may use, by name, paged; `?search=` and `?ids=` narrow them."""
+        return super().list(request, *args, **kwargs)
 
     def perform_destroy(self, instance):
         instance.soft_delete()
@@ -90,18 +116,26 @@ class DatasourceViewSet(viewsets.ModelViewSet):
             return Response({"ok": False, "message": str(exc)})
         return Response({"ok": True, "message": message})
 
-    @extend_schema(responses=TableSerializer(many=True))
+    @extend_schema(
+        parameters=[OpenApiParameter("search", str, description="Part of the table's name")],
+        responses=TableSerializer(many=True),
+    )
     @action(detail=True, methods=["get"], pagination_class=None)
     def tables(self, request, pk=None):
+        """Every table of the live catalog (not paged: the source answers them at once)."""
         datasource = self.get_object()
+        text = search_text(request.query_params).casefold()
         try:
             names = connector_for(datasource).tables()
         except ConnectorError as exc:
             raise SourceUnavailable(str(exc)) from None
-        return Response([{"name": name} for name in names])
+        return Response([{"name": name} for name in names if text in name.casefold()])
 
     @extend_schema(
-        parameters=[OpenApiParameter("table", str, required=True, description="A name from tables/.")],
+        parameters=[
+            OpenApiParameter("table", str, required=True, description="A name from tables/."),
+            OpenApiParameter("search", str, description="Part of the column's name"),
+        ],
         responses=ColumnSerializer(many=True),
     )
     @action(detail=True, methods=["get"], pagination_class=None)
@@ -110,10 +144,11 @@ class DatasourceViewSet(viewsets.ModelViewSet):
         table = request.query_params.get("table", "").strip()
         if not table:
             raise ValidationError({"table": ["This query parameter is required: a table name from tables/."]})
+        text = search_text(request.query_params).casefold()
         try:
             columns = connector_for(datasource).columns(table)
         except TableNotFound as exc:
             raise NotFound(str(exc)) from None
         except ConnectorError as exc:
             raise SourceUnavailable(str(exc)) from None
-        return Response([{"name": c.name, "type": c.type} for c in columns])
+        return Response([{"name": c.name, "type": c.type} for c in columns if text in c.name.casefold()])

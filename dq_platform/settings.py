@@ -127,6 +127,7 @@ INSTALLED_APPS = [
     "profiling",
     "demo",
     "accounts",
+    "health",
 ]
 
 MIDDLEWARE = [
@@ -431,6 +432,12 @@ if not 1 <= DQ_CONNECT_TIMEOUT <= 120:
     raise ImproperlyConfigured("DQ_CONNECT_TIMEOUT must be between 1 and 120 seconds.")
 if DQ_ERROR_ROWS_LIMIT < 0:
     raise ImproperlyConfigured("DQ_ERROR_ROWS_LIMIT must be 0 or more.")
+# The health pages' catalog (health/catalog.py): read again when older than this many seconds, and
+# the columns of at most this many tables per datasource are read each time.
+DQ_HEALTH_CATALOG_MAX_AGE = _env("int", "DQ_HEALTH_CATALOG_MAX_AGE", default=3600)
+DQ_HEALTH_CATALOG_COLUMN_TABLES = _env("int", "DQ_HEALTH_CATALOG_COLUMN_TABLES", default=100)
+if DQ_HEALTH_CATALOG_MAX_AGE < 0 or DQ_HEALTH_CATALOG_COLUMN_TABLES < 0:
+    raise ImproperlyConfigured("DQ_HEALTH_CATALOG_MAX_AGE and DQ_HEALTH_CATALOG_COLUMN_TABLES must be 0 or more.")
 
 # --- alerts (watching/) ---------------------------------------------------------------------------
 # Links in messages point here (the run page is DQ_PUBLIC_URL/runs/<id>).

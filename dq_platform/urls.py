@@ -15,6 +15,7 @@ api_v1 = [
     path("", include("monitors.urls")),
     path("", include("profiling.urls")),
     path("", include("profiling.suggestion_urls")),
+    path("", include("health.urls")),
 ]
 
 urlpatterns = [
@@ -28,7 +29,7 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     # The browser app's own routes (history mode): a reload or a shared link gets the shell too.
     re_path(
-        r"^(?:checks|runs|results|datasources|templates|schedules|alert-channels|incidents|batches|tables)(?:/.*)?$",
+        r"^(?:health|checks|runs|results|datasources|templates|schedules|alert-channels|incidents|batches|tables)(?:/.*)?$",
         views.home,
         name="spa",
     ),

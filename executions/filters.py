@@ -4,7 +4,8 @@ Every filter reads one query parameter strictly and answers 400 naming it when i
 so the browser's filtered lists (and the dashboard's links to them) and API clients get the same
 rows, page by page (dq_platform/pagination.py pages what these return).
 
-- runs: `status` (one or several, comma-separated), `check`, `since`, `until`;
+- runs: `status` (one or several, comma-separated), `check`, `since`, `until`, `search` (a run's
+  number, a name among its checks, or who started it);
 - checks (for rules/views.py): `last_status`, the status of a check's newest result, or `never`;
 - results: `status`, `check`, `run`, `datasource`, `since`, `until`, and two the dashboard's
   counts link to: `latest=true` (only the newest result of each check among those in range, the
@@ -21,6 +22,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework.exceptions import ValidationError
 
 from dq_platform.ids import as_id
+from dq_platform.search import search_text
 
 from .models import Result, Run
 
@@ -94,7 +96,21 @@ def filter_runs(runs: QuerySet, params) -> QuerySet:
         # compare whole rows, JSON columns included.
         ran = Run.check_versions.through.objects.filter(checkversion__parent_check_id=check).values("run_id")
         runs = runs.filter(pk__in=ran)
+    text = search_text(params)
+    if text:
+        runs = runs.filter(_run_matches(text))
     return _created_between(runs, params)
+
+
+def _run_matches(text: str) -> Q:
+    """A run whose number is `text` (`123` or `#123`), one of whose checks (by the name the run
+    froze) contains it, or whose author's name does. Subqueries, not joins: no duplicate rows."""
+    named = Run.check_versions.through.objects.filter(checkversion__name__icontains=text).values("run_id")
+    wanted = Q(pk__in=named) | Q(created_by__username__icontains=text)
+    number = as_id(text.removeprefix("#"))
+    if number is not None:
+        wanted |= Q(pk=number)
+    return wanted
 
 
 def filter_results(results: QuerySet, params) -> QuerySet:

@@ -35,6 +35,7 @@ RUN_FILTERS = [
     OpenApiParameter("check", int, description="Runs that ran this check"),
     OpenApiParameter("since", str, description=_WHEN),
     OpenApiParameter("until", str, description=_WHEN),
+    OpenApiParameter("search", str, description="A run's number (123 or #123), part of a check's name, or its author"),
 ]
 RESULT_FILTERS = [
     OpenApiParameter("status", str, description="One or several result statuses, comma-separated"),

@@ -5,6 +5,7 @@ Every queryset is `Batch.objects.visible_to(user)`; every batch shown is brought
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Q
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
@@ -14,6 +15,7 @@ from rest_framework.response import Response
 from datasources.models import Datasource
 from dq_platform.ids import as_id
 from dq_platform.schema import ErrorSerializer
+from dq_platform.search import search_text
 from executions.models import Result
 from rules.models import Check
 
@@ -33,6 +35,11 @@ BATCH_FILTERS = [
     OpenApiParameter("datasource", int),
     OpenApiParameter("table", str),
     OpenApiParameter("state", str, description="One or several states, comma-separated"),
+    OpenApiParameter(
+        "search",
+        str,
+        description="A batch's number (12 or #12), part of its table's or datasource's name, or its data version",
+    ),
 ]
 
 
@@ -126,9 +133,24 @@ def _filtered(batches, params):
         problems["state"] = [f"Unknown state {', '.join(unknown)}; use {', '.join(Batch.State.values)}."]
     elif states:
         batches = batches.filter(state__in=states)
+    try:
+        text = search_text(params)
+    except ValidationError as exc:
+        problems.update(exc.detail)
+        text = ""
+    if text:
+        batches = batches.filter(_batch_matches(text))
     if problems:
         raise ValidationError(problems)
     return batches
+
+
+def _batch_matches(text: str) -> Q:
+    wanted = Q(table__icontains=text) | Q(datasource__name__icontains=text) | Q(data_version__icontains=text)
+    number = as_id(text.removeprefix("#"))
+    if number is not None:
+        wanted |= Q(pk=number)
+    return wanted
 
 
 GATE_ANSWER = inline_serializer(

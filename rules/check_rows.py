@@ -10,6 +10,8 @@ from django.db.models import F, FilteredRelation, Q, QuerySet
 from dq_platform import api_times
 from executions.evaluation import formula_in_words
 
+from .models import effective_dimension
+
 # The order of the values each row is read as (see `rows`).
 COLUMNS = (
     "id",
@@ -22,6 +24,8 @@ COLUMNS = (
     "created_at",
     "updated_at",
     "template_version_in_use",
+    "dimension",
+    "template__dimension",
 )
 
 
@@ -57,6 +61,8 @@ def rows(page) -> list[dict]:
         created_at,
         updated_at,
         in_use,
+        dimension,
+        template_dimension,
     ) in page:
         answer.append(
             {
@@ -72,6 +78,8 @@ def rows(page) -> list[dict]:
                 "owner": owner,
                 "created_at": moment(created_at),
                 "updated_at": moment(updated_at),
+                "dimension": dimension,
+                "effective_dimension": effective_dimension(dimension, template_dimension),
             }
         )
     return answer

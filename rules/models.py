@@ -385,6 +385,20 @@ class ComparisonType(models.Model):
         return [t for t in RuleTemplate.objects.all() if self.key in t.allowed_comparison_types()]
 
 
+# The dimensions a check is scored in (DAMA's six, DolphinScheduler's four among them). A template
+# may say `custom` (its own SQL measures anything): its checks count as validity unless they name
+# their dimension (`Check.dimension`).
+QUALITY_DIMENSIONS = ("completeness", "uniqueness", "validity", "timeliness", "accuracy", "consistency")
+UNCLASSIFIED_COUNTS_AS = "validity"
+
+
+def effective_dimension(check_dimension: str, template_dimension: str) -> str:
+    """The dimension a check is scored in: its own when it names one, else its template's."""
+    if check_dimension:
+        return check_dimension
+    return template_dimension if template_dimension in QUALITY_DIMENSIONS else UNCLASSIFIED_COUNTS_AS
+
+
 class CheckQuerySet(models.QuerySet):
     def alive(self) -> CheckQuerySet:
         return self.filter(deleted_at__isnull=True)
@@ -415,6 +429,14 @@ class Check(models.Model):
     current_version = models.PositiveIntegerField(default=0)
     datasources = models.ManyToManyField("datasources.Datasource", related_name="checks", blank=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="checks")
+    # Empty: the template's. Not part of a version: it files the check, it changes no result.
+    dimension = models.CharField(
+        max_length=20,
+        blank=True,
+        default="",
+        choices=[(key, key.capitalize()) for key in QUALITY_DIMENSIONS],
+        help_text="The quality dimension the check is scored in; empty: its template's.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -432,11 +454,16 @@ class Check(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def effective_dimension(self) -> str:
+        return effective_dimension(self.dimension, self.template.dimension)
+
     def datasource_ids(self) -> set[int]:
         return {self.params[f] for f in ("src_datasource_id", "target_datasource_id") if self.params.get(f) is not None}
 
-    def record_version(self, user=None, upgrade: bool = False) -> CheckVersion:
+    def record_version(self, user=None, upgrade: bool = False, message: str = "") -> CheckVersion:
         """Write the next version if the name or params changed, or on `upgrade`; return the current one.
+        `message` says what changed and why (kept on a new version only, like a commit message).
 
         A new version takes the template's current version (the caller has validated the params
         against it). An unchanged check keeps the template version it was saved with, however the
@@ -450,9 +477,9 @@ class Check(models.Model):
         """
         with transaction.atomic():
             list(Check.objects.select_for_update().filter(pk=self.pk).values_list("pk", flat=True))
-            return self._record_version(user, upgrade)
+            return self._record_version(user, upgrade, message)
 
-    def _record_version(self, user, upgrade: bool) -> CheckVersion:
+    def _record_version(self, user, upgrade: bool, message: str = "") -> CheckVersion:
         latest = self.versions.order_by("-number").first()
         if latest and not upgrade and (latest.name, latest.params) == (self.name, self.params):
             return latest
@@ -471,6 +498,7 @@ class Check(models.Model):
             params=self.params,
             content_hash=digest,
             created_by=user,
+            message=message,
         )
         # Frozen with the version: who may read it follows these, whatever the check reads later.
         version.datasources.set(self.datasource_ids())
@@ -486,6 +514,10 @@ class Check(models.Model):
         """Keep the versions (results refer to them); hide the check and free its name."""
         self.deleted_at = timezone.now()
         self.save(update_fields=["deleted_at"])
+
+
+# A version's message: one line, like a commit's subject.
+MESSAGE_MAX_LENGTH = 500
 
 
 class CheckVersionQuerySet(models.QuerySet):
@@ -519,6 +551,9 @@ class CheckVersion(models.Model):
     content_hash = models.CharField(max_length=64)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    message = models.CharField(
+        max_length=MESSAGE_MAX_LENGTH, blank=True, default="", help_text="What changed in this version, and why."
+    )
     datasources = models.ManyToManyField(
         "datasources.Datasource", through="CheckVersionDatasource", related_name="check_versions", blank=True
     )

@@ -10,8 +10,9 @@ from dq_platform.all_errors import AllErrorsAtOnce
 from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
-from .models import Check, CheckVersion, ComparisonType, RuleTemplate
+from .models import QUALITY_DIMENSIONS, Check, CheckVersion, ComparisonType, RuleTemplate
 from .params import ParamsInvalid, validate_params
+from .version_message import MessageInvalid, version_message
 
 
 class InputSummarySerializer(serializers.Serializer):
@@ -94,6 +95,7 @@ class CheckVersionSerializer(serializers.ModelSerializer):
             "content_hash",
             "created_by",
             "created_at",
+            "message",
         ]
 
 
@@ -119,6 +121,29 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
         help_text="A save's answer: what could not be checked (a datasource's catalog that did not answer); "
         "the check was saved without it."
     )
+    dimension = serializers.ChoiceField(
+        choices=[("", "From the template"), *((key, key.capitalize()) for key in QUALITY_DIMENSIONS)],
+        allow_blank=True,
+        required=False,
+        help_text="The quality dimension the check is scored in; empty: its template's.",
+        error_messages={
+            "invalid_choice": f'"{{input}}" is not a dimension; use one of {", ".join(QUALITY_DIMENSIONS)}, '
+            'or "" for the template\'s.'
+        },
+    )
+    effective_dimension = serializers.SerializerMethodField(
+        help_text="The dimension the health scores file the check under: `dimension`, else the template's "
+        "(a custom template's checks count as validity)."
+    )
+    message = serializers.CharField(
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        help_text="What changed: kept on the version this write creates (none when nothing changed).",
+    )
+
+    # Fields validate() does not read: their errors come with its own (dq_platform/all_errors.py).
+    independent_fields = ("name", "message", "dimension")
 
     class Meta:
         model = Check
@@ -135,6 +160,9 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
             "owner",
             "created_at",
             "updated_at",
+            "dimension",
+            "effective_dimension",
+            "message",
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
         validators = []  # name uniqueness among live checks is checked in validate_name
@@ -142,6 +170,9 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
     def get_formula(self, check: Check) -> str:
         params = check.params if isinstance(check.params, dict) else {}
         return formula_in_words(params.get("check_type"), params.get("operator"), params.get("threshold"))
+
+    def get_effective_dimension(self, check: Check) -> str:
+        return check.effective_dimension
 
     def validate_name(self, name: str) -> str:
         name = plain_name(name, "A check's name")
@@ -154,6 +185,12 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
 
     def get_warnings(self, check) -> list[str]:
         return list(getattr(self, "_save_warnings", []))
+
+    def validate_message(self, message: str) -> str:
+        try:
+            return version_message(message)
+        except MessageInvalid as exc:
+            raise serializers.ValidationError(str(exc)) from None
 
     def get_template_version(self, check) -> int | None:
         annotated = getattr(check, "template_version_in_use", None)
@@ -190,19 +227,21 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
 
     def create(self, validated_data):
         user = self.context["request"].user
+        message = validated_data.pop("message", "")
         with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
             check = Check.objects.create(owner=user, **validated_data)
-            check.record_version(user)
+            check.record_version(user, message=message)
         return check
 
     def update(self, instance, validated_data):
         """Expects the check's row lock held by the caller's transaction (CheckViewSet.update),
         so the save and its version are one step among concurrent edits."""
+        message = validated_data.pop("message", "")
         for key, value in validated_data.items():
             setattr(instance, key, value)
         with _name_taken_is_a_400(validated_data.get("name")), transaction.atomic():
             instance.save()
-            version = instance.record_version(self.context["request"].user)
+            version = instance.record_version(self.context["request"].user, message=message)
         instance.template_version_in_use = version.template_version  # the queryset's annotation is stale now
         return instance
 

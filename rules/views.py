@@ -12,7 +12,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
-from rest_framework.exceptions import APIException, ParseError, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 
@@ -23,10 +23,11 @@ from dq_platform.ids import as_id
 from dq_platform.kept_pages import kept
 from dq_platform.pagination import CountedApart
 from dq_platform.parsers import JSONParser, read_limited
+from dq_platform.search import id_list
 from executions.filters import filter_checks_by_last_result
 from executions.models import Run
 
-from . import check_rows
+from . import check_rows, code_views
 from .forms import build_form
 from .models import Check, CheckVersion, ComparisonType, RuleTemplate
 from .params import ParamsInvalid
@@ -38,7 +39,7 @@ from .serializers import (
     UpgradePlanSerializer,
 )
 from .upgrades import AlreadyCurrent, upgrade, upgrade_plan
-from .yaml_io import ImportForbidden, ImportInvalid, export_checks, import_checks
+from .yaml_io import export_checks
 
 
 class RuleTemplateViewSet(viewsets.ReadOnlyModelViewSet):
@@ -150,6 +151,7 @@ CHECK_FILTERS = [
     OpenApiParameter("template", str, description="A rule template key"),
     OpenApiParameter("search", str, description="Part of the check's name"),
     OpenApiParameter("datasource", int, description="Checks that read this datasource"),
+    OpenApiParameter("ids", str, description="Only these checks: ids, comma-separated (a picker naming its choices)"),
 ]
 
 
@@ -190,6 +192,9 @@ class CheckViewSet(viewsets.ModelViewSet):
             checks = checks.filter(name__icontains=filters.validated_data["search"])
         if "datasource" in filters.validated_data:
             checks = checks.filter(datasources=filters.validated_data["datasource"])
+        ids = id_list(self.request.query_params)
+        if ids is not None:
+            checks = checks.filter(pk__in=ids)
         if self.action == "list" and self.request.query_params.get("last_status"):
             # Only then: the runs the caller may see are worked out for this filter alone.
             checks = filter_checks_by_last_result(
@@ -260,29 +265,28 @@ class CheckViewSet(viewsets.ModelViewSet):
             raise ValidationError({"params": exc.fields}) from None
         return Response(CheckSerializer(self.get_object(), context={"request": request}).data)
 
-    @extend_schema(parameters=CHECK_FILTERS, responses={(200, "application/yaml"): CHECKS_DOCUMENT})
+    @extend_schema(
+        parameters=[*CHECK_FILTERS, code_views.EXPORT_IDS], responses={(200, "application/yaml"): CHECKS_DOCUMENT}
+    )
     @action(detail=False, methods=["get"])
     def export(self, request):
-        text = export_checks(self.get_queryset())
+        text = export_checks(code_views.selected(self.get_queryset(), request))
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="checks.yaml"'
         return response
 
-    @extend_schema(request={"application/yaml": str}, responses=CheckSerializer(many=True))
+    @extend_schema(
+        request=code_views.IMPORT_REQUEST,
+        parameters=code_views.IMPORT_PARAMETERS,
+        responses=code_views.IMPORT_RESPONSES,
+    )
     @action(detail=False, methods=["post"], url_path="import", parser_classes=[YAMLParser, JSONParser])
     def import_yaml(self, request):
         """All or nothing: every check is validated, and ownership checked, before anything is
-        written; a refused import (400 invalid, 403 someone else's check) changes nothing."""
-        text = request.data if isinstance(request.data, str) else (request.data or {}).get("yaml", "")
-        try:
-            checks = import_checks(text, request.user)
-        except ImportInvalid as exc:
-            raise ValidationError(exc.fields) from None
-        except ImportForbidden as exc:
-            raise PermissionDenied({"non_field_errors": [str(exc)], "checks": exc.names}) from None
-        return Response(
-            CheckSerializer(checks, many=True, context={"request": request}).data, status=status.HTTP_201_CREATED
-        )
+        written; a refused import (400 invalid, 403 someone else's check) changes nothing.
+        `dry_run=true` answers what each check would become (added, changed with its field
+        changes, unchanged, refused with why and the line) and writes nothing."""
+        return code_views.import_answer(request)
 
 
 def _options_datasource(request) -> Datasource | None:

@@ -279,6 +279,15 @@ MATRIX = [
     (SUGGESTED, "POST /suggestions/reject/ +reject_suggestion", 201, 404, 201),
     (SUGGESTED, "GET /suggestions/rejected/?datasource={A}&table=orders", 200, 404, 200),
     (SUGGESTED, "DELETE /suggestions/rejected/{rejected}/", 204, 404, 204),
+    # --- health: scores of the checks and results each may see, on datasources each may use ----
+    (CREATED, "GET /health/ gives tables_with_checks", 1, 0, 1),
+    (CREATED, "GET /health/datasources/{A}/ gives tables_with_checks", 1, 404, 1),
+    (CREATED, "GET /health/tables/?datasource={A}&table=orders gives tables_with_checks", 1, 404, 1),
+    (CREATED, "POST /health/datasources/{A}/catalog/", 200, 404, 200),
+    (MOVED, "GET /health/ gives tables_with_checks", 1, 1, 1),
+    (RESTRICTED, "GET /health/datasources/{B}/ gives tables_with_checks", 1, 404, 1),
+    (DELETED, "GET /health/datasources/{A}/", 404, 404, 404),
+    (DELETED, "GET /health/ gives tables_with_checks", 0, 0, 0),
 ]
 
 

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from dq_platform.ids import as_id
 from dq_platform.kept_pages import kept
 from dq_platform.pagination import CountedApart
+from dq_platform.search import search_text
 from executions.models import Run
 from rules.models import Check
 
@@ -31,6 +32,8 @@ from .serializers import (
     ResolveSerializer,
     ScheduleSerializer,
 )
+
+NAME_PART = "Part of the name"
 
 
 def _id_param(request, name: str) -> int | None:
@@ -65,7 +68,14 @@ class ScheduleViewSet(viewsets.ModelViewSet):
         enabled = self.request.query_params.get("enabled")
         if enabled in ("true", "false"):
             schedules = schedules.filter(enabled=enabled == "true")
+        text = search_text(self.request.query_params) if self.action == "list" else ""
+        if text:
+            schedules = schedules.filter(name__icontains=text)
         return schedules.distinct()
+
+    @extend_schema(parameters=[OpenApiParameter("check", int), OpenApiParameter("search", str, description=NAME_PART)])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(
         parameters=[OpenApiParameter("cron", str, required=True), OpenApiParameter("timezone", str)],
@@ -118,8 +128,11 @@ class AlertChannelViewSet(viewsets.ModelViewSet):
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):
-        return AlertChannel.objects.prefetch_related("checks", "datasources")
+        channels = AlertChannel.objects.prefetch_related("checks", "datasources")
+        text = search_text(self.request.query_params) if self.action == "list" else ""
+        return channels.filter(name__icontains=text) if text else channels
 
+    @extend_schema(parameters=[OpenApiParameter("check", int), OpenApiParameter("search", str, description=NAME_PART)])
     def list(self, request, *args, **kwargs):
         check_id = _id_param(request, "check")
         if check_id is None:

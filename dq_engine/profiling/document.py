@@ -131,11 +131,13 @@ def histogram(values: dict[str, Any], counted: dict[Any, int] | None) -> dict[st
     if low is None or high is None:
         return None
     if low == high:
-        return {"edges": [low, high], "counts": [int(values.get("values") or 0)]}
+        return {"edges": [low, high], "counts": [int(values.get("values") or 0)], "exact": True}
     if counted is None:
         return None
     edges = histogram_edges(float(low), float(high), values["bins"])
     counts = [0] * values["bins"]
     for key, count in counted.items():
         counts[int(key)] += int(count)
-    return {"edges": list(edges), "counts": counts}
+    # Spark's one pass draws a large batch's histogram from its quantile sketch: every value is in
+    # a bin, a value near an edge perhaps in its neighbour.
+    return {"edges": list(edges), "counts": counts, "exact": values.get("histogram_exact", True)}

@@ -131,10 +131,14 @@ class Steps:
             document["sample"].update(method="sample", fraction=fraction)
         exact = min(row_count, spec.row_guard) <= spec.exact_rows
         plan = first_pass(columns, backend.dialect, exact)
-        rows, values, failed = self.first_step(columns, plan)
+        passed = None if exact else self.one_pass(columns, plan)
+        if passed is not None:
+            rows, values, failed = passed
+        else:
+            rows, values, failed = self.first_step(columns, plan)
+            self.apart_quantiles(columns, plan, values, failed)
+            self.second_step(columns, values, failed)
         document["sample"]["rows"] = rows
-        self.apart_quantiles(columns, plan, values, failed)
-        self.second_step(columns, values, failed)
         for column in columns:
             if column.name in failed:
                 entry = {"name": column.name, "type": column.type, "kind": column.kind, "error": failed[column.name]}
@@ -147,6 +151,35 @@ class Steps:
                     plan.quantiles_exact.get(column.name),
                 )
             document["columns"].append(entry)
+
+    # --- or one pass, where the engine has it ---------------------------------------------------
+    def one_pass(self, columns: list[ProfileColumn], plan: queries.FirstPass):
+        """(rows, values, failed) from the engine's single pass over the batch (Spark's, for a batch
+        beyond the exact limit: its sketches are approximate anyway), or None: the two steps. A
+        pass that fails falls back to the steps, which isolate the failing column."""
+        run_pass = getattr(self.backend, "one_pass", None)
+        if run_pass is None:
+            return None
+        spec = self.spec
+        try:
+            passed = run_pass(columns, max(SHAPES_BY_VALUE, spec.top_values_limit), spec.bins)
+        except Exception as exc:  # noqa: BLE001 - the steps run instead and say what failed
+            logger.info("The one-pass profile failed (%s); the two steps instead", self.say(exc))
+            return None
+        if passed is None:
+            return None
+        rows, values = passed
+        failed: dict[str, str] = {}
+        for column in columns:
+            figures = values[column.name]
+            if "error" in figures:
+                failed[column.name] = f"Column {column.name} could not be profiled: {figures['error']}"
+            figures["bins"], figures["top_values_limit"] = spec.bins, spec.top_values_limit
+            if column.name in plan.distinct_exact:
+                plan.distinct_exact[column.name] = False  # unless its values were counted (document.py)
+            if column.name in plan.quantiles_exact:
+                plan.quantiles_exact[column.name] = False if figures.get("quantiles") else None
+        return rows, values, failed
 
     # --- step 1: one aggregate ----------------------------------------------------------------
     def first_step(self, columns: list[ProfileColumn], plan: queries.FirstPass):

@@ -18,9 +18,11 @@ Shapes use the engine's precompiled automaton (dq_rlike) where it answers the pa
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -28,8 +30,11 @@ from sqlglot import exp
 from dq_engine.errors import BatchError, CheckError
 from dq_engine.profiling.queries import (
     FLAG,
+    HISTOGRAM,
     NUMBER,
+    QUANTILES,
     SHAPE_MASK,
+    TEXT,
     TIME,
     TOP_VALUES,
     GroupCount,
@@ -95,6 +100,39 @@ class SparkProfileDialect(ProfileDialect):
         return exp.Anonymous(this="percentile_approx", expressions=[column, fractions(), accuracy]), False
 
 
+def _reader(data_type: Any) -> Callable[[Any], Any]:
+    """How a min, max or time quantile of this type reads back from the pass's JSON: as a query's
+    row gives it (times through PySpark's own conversion of the internal value)."""
+    from pyspark.sql.types import DateType, DecimalType, FloatType, DoubleType, TimestampNTZType, TimestampType
+
+    if isinstance(data_type, DateType | TimestampType | TimestampNTZType):
+        return data_type.fromInternal
+    if isinstance(data_type, DecimalType):
+        return Decimal
+    if isinstance(data_type, FloatType | DoubleType):
+        return float
+    return lambda value: value
+
+
+def _number(value: Any, data_type: Any) -> Any:
+    from pyspark.sql.types import DecimalType, DoubleType, FloatType
+
+    if isinstance(data_type, DecimalType):
+        return Decimal(value)
+    if isinstance(data_type, FloatType | DoubleType):
+        return float(value)
+    return int(value)
+
+
+def _key_reader(data_type: Any, read: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A counted value's key as the group counts give it (a decimal's as a float)."""
+    from pyspark.sql.types import DecimalType
+
+    if isinstance(data_type, DecimalType):
+        return float
+    return read
+
+
 def render(expression: exp.Expression) -> str:
     return expression.sql(dialect=SQL_DIALECT, comments=False)
 
@@ -135,6 +173,57 @@ class SparkProfile:
         self.view = f"dq_profile_{uuid.uuid4().hex[:10]}"
         self.persisted: list[DataFrame] = []
         self.kinds: dict[str, tuple[str, str]] = {}
+        self.types: dict[str, Any] = {}
+
+    # --- one pass (the engine's functions jar): a batch beyond the exact limit ----------------
+    def one_pass(self, columns: list[ProfileColumn], limit: int, bins: int) -> tuple[int, dict[str, dict]] | None:
+        """(rows, each column's figures as the steps give them) from ONE JVM pass over the batch
+        (dq_engine/jvm/src/.../profile/ProfilePass.java), or None when the engine's functions are
+        not loaded. Distinct counts past `limit` values, quantiles and histograms are sketches."""
+        from dq_engine.spark.jvm import ensure_functions
+
+        if not ensure_functions(self.spark):
+            return None
+        jvm = self.spark.sparkContext._jvm
+        fractions = self.spark.sparkContext._gateway.new_array(jvm.double, len(QUANTILES))
+        for index, (_, fraction) in enumerate(QUANTILES):
+            fractions[index] = fraction
+        answer = json.loads(jvm.org.dqplatform.engine.profile.ProfilePass.run(self.frame._jdf, limit, bins, fractions))
+        figures = {}
+        for column, found in zip(columns, answer["columns"], strict=True):
+            figures[column.name] = self._figures(column, found)
+        return int(answer["rows"]), figures
+
+    def _figures(self, column: ProfileColumn, found: dict[str, Any]) -> dict[str, Any]:
+        data_type = self.types[column.name]
+        read = _reader(data_type)
+        values: dict[str, Any] = {"values": found["values"], "distinct": found.get("distinct")}
+        if "error" in found:
+            values["error"] = found["error"]
+        for name in ("min", "max"):
+            if name in found:
+                values[name] = read(found[name])
+        if "quantiles" in found:
+            read_quantile = read if column.kind == TIME else float
+            values["quantiles"] = [read_quantile(q) for q in found["quantiles"]]
+        if column.kind == NUMBER and "sum" in found:
+            values["sum"] = _number(found["sum"], data_type)
+            values["mean"] = None if found["mean"] is None else float(found["mean"])
+            values["stddev"] = None if found["stddev"] is None else float(found["stddev"])
+        if column.kind == TEXT:
+            values.update({name: found[name] for name in ("length_min", "length_max", "empty")})
+            values["length_mean"] = None if found["length_mean"] is None else float(found["length_mean"])
+        groups: dict[str, dict[Any, int]] = {}
+        if found.get("counts") is not None:
+            key = _key_reader(data_type, read)
+            groups[TOP_VALUES] = {key(value): int(count) for value, count in found["counts"]}
+        elif column.kind == TEXT:
+            groups[SHAPE_MASK] = {mask: count for mask, count in enumerate(found["masks"]) if count}
+        if "histogram" in found:
+            groups[HISTOGRAM] = dict(enumerate(found["histogram"]))
+            values["histogram_exact"] = bool(found.get("sketch_exact"))
+        values["groups"] = groups
+        return values
 
     def open(self) -> list[ProfileColumn]:
         from dq_engine.spark.jvm import regex_hook
@@ -160,6 +249,7 @@ class SparkProfile:
             ref = field_ref(field)
             kind = kind_of(ref.category)
             self.kinds[field.name] = (kind, field.dataType.typeName())
+            self.types[field.name] = field.dataType
             columns.append(ProfileColumn(field.name, ref.type_name, kind, exp.column(field.name, quoted=True)))
         return columns
 

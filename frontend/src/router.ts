@@ -3,7 +3,15 @@ import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router'
 // History mode: Django serves the shell for these paths too (dq_platform/urls.py), so a reload
 // or a shared link opens the same page.
 const routes: RouteRecordRaw[] = [
-  { path: '/', redirect: '/results' },
+  { path: '/', redirect: '/health' },
+  { path: '/health', name: 'health', component: () => import('./pages/health/HealthPage.vue'), meta: { title: 'Health' } },
+  {
+    path: '/health/datasources/:id(\\d+)',
+    name: 'datasource-health',
+    component: () => import('./pages/health/HealthPage.vue'),
+    props: (route) => ({ id: Number(route.params.id) }),
+    meta: { title: 'Datasource health', nav: 'health' },
+  },
   { path: '/checks', name: 'checks', component: () => import('./pages/checks/ChecksPage.vue'), meta: { title: 'Checks' } },
   {
     path: '/checks/new',

@@ -53,7 +53,7 @@ describe('the check form', () => {
 })
 
 describe('a diff between two versions', () => {
-  const base = { number: 1, name: 'emails', template_key: 'null_check', template_version: 1, content_hash: 'a', created_by: 'ann', created_at: '' }
+  const base = { number: 1, name: 'emails', template_key: 'null_check', template_version: 1, content_hash: 'a', created_by: 'ann', created_at: '', message: '' }
   it('lists changed fields in the form’s words and order', () => {
     const rows = diffVersions(
       { ...base, params: { src_datasource_id: 1, threshold: 0, src_table: 'a.b' } },

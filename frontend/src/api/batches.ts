@@ -119,7 +119,8 @@ export interface GatedTable {
   }[]
 }
 
-export const listBatches = (filters: { datasource?: number; table?: string; state?: string } & Paging = {}) =>
+/** `search`: a batch's number (`12`, `#12`), part of its table's or datasource's name, or its data version. */
+export const listBatches = (filters: { datasource?: number; table?: string; state?: string; search?: string } & Paging = {}) =>
   http.get<Page<Batch>>(`${API}/batches/`, { ...filters })
 export const getBatch = (id: number, signal?: AbortSignal) => http.get<BatchDetail>(`${API}/batches/${id}/`, undefined, signal)
 export const releaseBatch = (id: number, body: { reason: string; expires_at: string }) =>

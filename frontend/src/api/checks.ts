@@ -1,4 +1,4 @@
-import { API, http, type Page, type Paging } from '@/http'
+import { API, http, request, type Page, type Paging } from '@/http'
 import type { Check, CheckVersion, HistoryPoint, Params, UpgradePlan } from './types'
 
 export interface CheckFilters {
@@ -7,12 +7,18 @@ export interface CheckFilters {
   datasource?: number | ''
   /** The newest result's status, comma-separated (`fail,error`), or `never`. */
   last_status?: string
+  /** Only these checks, comma-separated ids (a picker naming the ones it holds). */
+  ids?: string
 }
 
 export interface CheckInput {
   name: string
   template: string
   params: Params
+  /** '' (the template's) or one of the six quality dimensions. */
+  dimension?: string
+  /** What changed: kept on the version this save writes. */
+  message?: string
 }
 
 /** One page of checks by name, filtered by the server. */
@@ -35,3 +41,51 @@ export const previewFormula = (
 export const upgradePlan = (id: number) => http.get<UpgradePlan>(`${API}/checks/${id}/upgrade/`)
 /** A new check version on the template's current version (400 naming a param that no longer fits). */
 export const upgradeCheck = (id: number) => http.post<Check>(`${API}/checks/${id}/upgrade/`)
+
+// Rules as code: a selection of checks as one check.yaml, and an import reviewed before it writes.
+
+/** The check.yaml text of these checks (only checks the user may see; a 400 names any other id). */
+export const exportChecks = (ids: number[]) => request<string>('GET', `${API}/checks/export/`, { params: { ids: ids.join(',') } })
+
+export type ImportOutcome = 'added' | 'changed' | 'unchanged' | 'refused'
+
+export interface ImportChange {
+  field: string
+  line: number | null
+  /** null when the user may replace the check but not read its current settings. */
+  before: unknown
+  after: unknown
+}
+
+export interface ImportProblem {
+  field: string
+  line: number | null
+  message: string
+}
+
+export interface PlannedCheck {
+  index: number
+  line: number | null
+  name: string | null
+  template: string | null
+  outcome: ImportOutcome
+  check: number | null
+  current_version: number | null
+  changes: ImportChange[]
+  errors: ImportProblem[]
+}
+
+export interface ImportPlan {
+  dry_run: true
+  /** Passed back on apply: the server refuses (409) when the import would now do something else. */
+  plan: string
+  applicable: boolean
+  summary: Record<ImportOutcome, number>
+  checks: PlannedCheck[]
+}
+
+/** What importing `yaml` would do to each check; nothing is written. */
+export const dryRunImport = (yaml: string) => http.post<ImportPlan>(`${API}/checks/import/`, { yaml, dry_run: true })
+/** The import, all or nothing, exactly as the dry run `plan` said; `message` goes on every new version. */
+export const applyImport = (yaml: string, plan: string, message: string) =>
+  http.post<Check[]>(`${API}/checks/import/`, { yaml, plan, message })

@@ -1,8 +1,11 @@
-import { API, fetchAllPages, http } from '@/http'
+import { API, fetchAllPages, http, type Page, type Paging } from '@/http'
 import type { ColumnInfo, ConnectionTest, Datasource, DatasourceInput, TableInfo } from './types'
 
 /** Every datasource the caller may use (a short, admin-kept list). */
 export const listDatasources = () => fetchAllPages<Datasource>(`${API}/datasources/`)
+/** One page of the datasources the caller may use, by name: `search` a part of it, `ids` exactly those. */
+export const searchDatasources = (query: { search?: string; ids?: string } & Paging = {}) =>
+  http.get<Page<Datasource>>(`${API}/datasources/`, { ...query })
 export const createDatasource = (body: DatasourceInput) => http.post<Datasource>(`${API}/datasources/`, body)
 /** PATCH: a `password` left out keeps the stored one. */
 export const updateDatasource = (id: number, body: Partial<DatasourceInput>) =>

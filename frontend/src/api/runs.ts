@@ -6,6 +6,8 @@ export interface RunFilters {
   status?: string
   check?: number | ''
   since?: string
+  /** A run's number (`123`, `#123`), part of one of its checks' names, or its author. */
+  search?: string
 }
 
 /** Answers 202 at once with the queued run; the run page polls getRun until it ends. */

@@ -124,6 +124,10 @@ export interface Check {
   owner: string | null
   created_at: string
   updated_at: string
+  /** The quality dimension the check names for itself; '' takes its template's. */
+  dimension?: string
+  /** The dimension the health scores file it under. */
+  effective_dimension?: string
 }
 
 export interface CheckVersion {
@@ -135,6 +139,8 @@ export interface CheckVersion {
   content_hash: string
   created_by: string | null
   created_at: string
+  /** What changed, as its author said when saving or importing ('' when nothing was said). */
+  message: string
 }
 
 export interface HistoryPoint {

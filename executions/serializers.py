@@ -276,6 +276,27 @@ class ResultSerializer(serializers.ModelSerializer):
         return self._batch(result).get("table", "")
 
 
+def batches_as_run(batches: dict, plan: dict | None) -> dict:
+    """The run's frozen batch definitions, each with the engine that read it once the run ended
+    (`engine`, `engine_reason`); when that is not the engine chosen at start, `engine_chosen`
+    keeps the choice, and the reason says why it was set aside."""
+    ran = (plan or {}).get("engines") or {}
+    shown = {}
+    for name, definition in (batches.get("definitions") or {}).items():
+        batch = dict(definition)
+        actual = ran.get(name) or {}
+        if actual.get("engine") and actual["engine"] != batch.get("engine"):
+            batch["engine_chosen"] = batch.get("engine") or ""
+            batch["engine"] = actual["engine"]
+            batch["engine_reason"] = actual.get("engine_reason") or (
+                f"{actual['engine']}: the engine chosen at start ({batch['engine_chosen'] or 'auto'}) did not read it"
+            )
+        elif actual.get("engine_reason"):
+            batch["engine_reason"] = actual["engine_reason"]
+        shown[name] = batch
+    return shown
+
+
 class RunSerializer(serializers.ModelSerializer):
     results = ResultSerializer(many=True, read_only=True)
     batches = serializers.SerializerMethodField()
@@ -320,7 +341,7 @@ class RunSerializer(serializers.ModelSerializer):
         return run_permissions(request.user, run.created_by_id) if request is not None else []
 
     def get_batches(self, run: Run) -> dict:
-        return run.batches.get("definitions", {})
+        return batches_as_run(run.batches, run.plan)
 
     def get_checks(self, run: Run) -> list[dict]:
         return [{"check": v.parent_check_id, "version": v.number, "name": v.name} for v in run.check_versions.all()]

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, seria
 
 AUTHOR_PASSWORD = "author-pass-123"
 NULL_VERDICT = "Pass when actual − expected ≤ 0: 2 − 0 = 2 > 0 → fail"
-FINISHED = ("passed", "failed", "error", "cancelled")
+FINISHED = ("passed", "failed", "error", "unknown", "cancelled")
 
 
 def form_item(page, label: str):

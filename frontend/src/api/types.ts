@@ -6,7 +6,7 @@ export type CheckType =
   | 'statistics_comparison_percentage'
   | 'statistics_comparison_difference_comparison_percentage'
 export type Operator = 'eq' | 'lt' | 'le' | 'gt' | 'ge' | 'ne'
-export type RunStatus = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'cancelled'
+export type RunStatus = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'unknown' | 'cancelled'
 export type ResultStatus = 'pass' | 'fail' | 'error' | 'unknown'
 
 export type DatasourceType = 'postgresql' | 'mysql' | 'file'
@@ -121,6 +121,8 @@ export interface Check {
   template_version: number | null
   /** The template has a newer version; GET upgrade/ shows what changed, POST upgrade/ moves on. */
   upgrade_available: boolean
+  /** Saving only: what could not be checked (a catalog that did not answer); saved without it. */
+  warnings?: string[]
   owner: string | null
   /** A disabled check stays listed; schedules and batch runs skip it. */
   enabled: boolean
@@ -187,7 +189,9 @@ export interface ComparisonSource {
   batch?: string
   baseline_runs?: number[]
   values?: number
-  window?: { start: string; end: string }
+  /** History: the dates looked in (`start` null: every earlier date; `latest`: at most that many);
+   * a dynamic range: its window's name, e.g. "last_7_runs". */
+  window?: { start: string | null; end: string; latest?: number } | string
 }
 
 export interface Result {
@@ -246,8 +250,11 @@ export interface BatchDefinition {
   filter: string | null
   scan_mode: string
   data_version?: string | null
-  /** The engine that reads the batch (spark, duckdb, pushdown), chosen when the run started. */
+  /** The engine that read the batch (spark, duckdb, pushdown): chosen when the run started, and
+   * once it ended the one that actually read it. */
   engine?: string
+  /** Set when the engine chosen at start did not read the batch (pushdown refused one of its checks). */
+  engine_chosen?: string
   /** Why that engine: "auto: local parquet files, 1.2 MB (DuckDB limit 2.0 GB)", "spark: chosen for this run". */
   engine_reason?: string
 }
@@ -306,6 +313,7 @@ export interface ResultsSummary {
   since: string
   hours: number
   checks: number
+  /** Of `checks` (live, visible), how many have a result in the window: never more than `checks`. */
   checks_run: number
   results: number
   passed: number

@@ -5,6 +5,7 @@ from django.contrib.auth.models import Group
 from rest_framework import serializers
 
 from accounts.rights import datasource_permissions
+from dq_platform.all_errors import AllErrorsAtOnce
 from dq_platform.api_shapes import OptionsField
 from dq_platform.text import plain_name
 
@@ -14,7 +15,7 @@ from .models import Datasource
 RELATIONS = ("allowed_groups", "owners", "owner_groups")
 
 
-class DatasourceSerializer(serializers.ModelSerializer):
+class DatasourceSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
     """Marshals datasources; `Datasource.validate_config` decides what is valid.
 
     `password` is write-only: omit it to keep the stored one, send "" to clear it. Responses carry

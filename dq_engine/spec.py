@@ -73,7 +73,7 @@ class Batch:
     filter: str | None = None
     sample_fraction: float | None = None
     engine: str = DEFAULT_ENGINE
-    limit: int | None = None  # at most this many rows (a preview on a sample: the row checks' "try on 1,000 rows")
+    limit: int | None = None  # at most this many rows, the first read (the row checks' "try on the first 1,000 rows")
     # The engine that reads the batch instead when `engine` refuses one of its checks in the worker
     # (with the table's catalog, which the web process's choice could not see); None for a pin.
     fallback: str | None = None

@@ -65,7 +65,9 @@ SUMMARY_RESPONSE = inline_serializer(
         "since": serializers.DateTimeField(),
         "hours": serializers.IntegerField(),
         "checks": serializers.IntegerField(help_text="Checks the caller can see"),
-        "checks_run": serializers.IntegerField(help_text="Of those, checks with a result in the window"),
+        "checks_run": serializers.IntegerField(
+            help_text="Of those checks, how many have a result in the window (deleted checks do not count)"
+        ),
         "results": serializers.IntegerField(),
         "passed": serializers.IntegerField(),
         "failed": serializers.IntegerField(),
@@ -112,11 +114,9 @@ def _summary(request):
     )
     evaluated = counts["passed"] + counts["failed"] + counts["errors"]
     # Counted and picked in the database: an installation may have thousands of open failures.
-    # Each check run in the window has one newest result there, so they count the checks run too.
     newest = results.newest_of_each_check()
     failing = Q(status__in=OPEN)
     newest_counts = newest.aggregate(
-        checks_run=Count("id"),
         open=Count("id", filter=failing),
         blocking=Count("id", filter=failing & Q(failure_strategy="block")),
     )
@@ -132,12 +132,14 @@ def _summary(request):
     run_counts = runs.filter(Q(created_at__gte=since) | Q(status__in=active)).aggregate(
         since=Count("id", filter=Q(created_at__gte=since)), active=Count("id", filter=Q(status__in=active))
     )
+    checks = Check.objects.visible_to(request.user)
     return Response(
         {
             "since": since,
             "hours": hours,
-            "checks": Check.objects.visible_to(request.user).count(),
-            "checks_run": newest_counts["checks_run"],
+            "checks": checks.count(),
+            # A part of "checks": those among them (alive, visible) that ran, each once.
+            "checks_run": checks.filter(id__in=results.values("rule_check_id")).count(),
             "results": counts["total"],
             "passed": counts["passed"],
             "failed": counts["failed"],

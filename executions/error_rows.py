@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,28 +93,34 @@ def _failing(table: pa.Table, check_name: str) -> pa.Table:
 
 
 def csv_lines(path: str) -> Iterator[str]:
+    """The error rows as CSV (RFC 4180, comma, CRLF) in PostgreSQL's COPY … CSV convention, so
+    NULL and the empty string stay apart: NULL is an empty unquoted field, an empty string is
+    `""`. Other fields are quoted only when they hold a comma, a quote or a line break. PostgreSQL
+    (`COPY … FROM … (FORMAT csv)`), Python 3.12+ (`csv.reader(f, quoting=csv.QUOTE_NOTNULL)`),
+    DuckDB (`read_csv(…, allow_quoted_nulls = false)`) and spreadsheets read them back apart."""
     table = _table(path)
     if table is None:
         return
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow([spreadsheet_safe(name) for name in table.schema.names])
-    yield _drain(buffer)
+    yield _csv_row([spreadsheet_safe(name) for name in table.schema.names])
     for batch in table.to_batches():
-        for row in batch.to_pylist():
-            writer.writerow([_csv_cell(v) for v in row.values()])
-        yield _drain(buffer)
+        yield "".join(_csv_row([_csv_cell(v) for v in row.values()]) for row in batch.to_pylist())
+
+
+def _csv_row(cells: list[Any]) -> str:
+    return ",".join(_csv_field(cell) for cell in cells) + "\r\n"
+
+
+def _csv_field(value: Any) -> str:
+    if value is None:
+        return ""  # NULL: nothing between the commas
+    text = str(value)
+    if text == "" or any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _csv_cell(value: Any) -> Any:
     if value is None:
-        return ""
+        return None
     # Text as stored is neutralized; numbers, decimals and dates never start a formula (-3.00 stays).
     return spreadsheet_safe(value) if isinstance(value, str) else _json_value(value)
-
-
-def _drain(buffer: io.StringIO) -> str:
-    text = buffer.getvalue()
-    buffer.seek(0)
-    buffer.truncate()
-    return text

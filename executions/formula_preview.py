@@ -1,6 +1,10 @@
-"""`GET /api/v1/formula/?check_type=&operator=&threshold=` → `{"formula": "Pass when actual − expected ≤ 0"}`.
+"""`GET /api/v1/formula/?check_type=&operator=&threshold=[&comparison_type=]` →
+`{"formula": "Pass when actual − expected ≤ 0"}`.
 
-The check form's live preview of a rule being written. The words come from the server's own
+The check form's live preview of a rule being written. A dynamic range or anomaly detection
+(`comparison_type` of source range or anomaly) decides by the range it learns, not by the formula
+(executions/recording.py): the preview then words that range's rule, and the formula's fields are
+not needed. The words come from the server's own
 evaluation (executions/evaluation.py), so the preview reads exactly like the verdicts of the
 results later; the browser keeps no copy of them.
 """
@@ -14,28 +18,65 @@ from rest_framework import serializers
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
+from rules.models import ComparisonType
+
 from .evaluation import CHECK_TYPES, OPERATORS, rule_in_words
+
+# The comparison types that decide by a learned range, whatever the formula says.
+DECIDED_BY_RANGE = (ComparisonType.Source.RANGE, ComparisonType.Source.ANOMALY)
 
 
 class FormulaRequest(serializers.Serializer):
-    check_type = serializers.ChoiceField(choices=list(CHECK_TYPES))
-    operator = serializers.ChoiceField(choices=list(OPERATORS))
-    threshold = serializers.FloatField(error_messages={"invalid": "The threshold must be a number."})
+    check_type = serializers.ChoiceField(choices=list(CHECK_TYPES), required=False)
+    operator = serializers.ChoiceField(choices=list(OPERATORS), required=False)
+    threshold = serializers.FloatField(required=False, error_messages={"invalid": "The threshold must be a number."})
+    comparison_type = serializers.SlugRelatedField(
+        slug_field="key",
+        queryset=ComparisonType.objects.all(),
+        required=False,
+        error_messages={"does_not_exist": 'Unknown comparison type "{value}"; see /api/v1/comparison-types/.'},
+    )
 
     def validate_threshold(self, value: float) -> float:
         if not math.isfinite(value):
             raise serializers.ValidationError("The threshold must be a finite number.")
         return value
 
+    def validate(self, attrs):
+        kind = attrs.get("comparison_type")
+        if kind is not None and kind.source in DECIDED_BY_RANGE:
+            return attrs
+        missing = {
+            field: ["This field is required."]
+            for field in ("check_type", "operator", "threshold")
+            if field not in attrs
+        }
+        if missing:
+            raise serializers.ValidationError(missing)
+        return attrs
+
 
 @extend_schema(
     parameters=[FormulaRequest],
-    responses=inline_serializer("Formula", {"formula": serializers.CharField()}),
+    responses=inline_serializer(
+        "Formula",
+        {
+            "formula": serializers.CharField(),
+            "by_range": serializers.BooleanField(help_text="The learned range decides; the formula is not used"),
+        },
+    ),
 )
 @api_view(["GET"])
 def formula_preview(request):
-    """The rule in words for a formula, an operator and a threshold, before any run."""
+    """The rule in words for a formula, an operator and a threshold, before any run; for a
+    dynamic range or anomaly detection, the rule of the range it learns."""
     given = FormulaRequest(data=request.query_params)
     given.is_valid(raise_exception=True)
     rule = given.validated_data
-    return Response({"formula": rule_in_words(rule["check_type"], rule["operator"], rule["threshold"])})
+    kind = rule.get("comparison_type")
+    if kind is not None and kind.source in DECIDED_BY_RANGE:
+        words = kind.description or f"Pass when the statistic lies within the range of {kind.name}"
+        return Response({"formula": words, "by_range": True})
+    return Response(
+        {"formula": rule_in_words(rule["check_type"], rule["operator"], rule["threshold"]), "by_range": False}
+    )

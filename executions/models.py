@@ -66,6 +66,8 @@ class Run(models.Model):
         FAILED = "failed", "Failed"
         ERROR = "error", "Error"
         CANCELLED = "cancelled", "Cancelled"
+        # No check failed or errored, but one could not decide (no expected value yet): not "passed".
+        UNKNOWN = "unknown", "Unknown"
 
     class Trigger(models.TextChoices):
         MANUAL = "manual", "Manual"
@@ -78,7 +80,7 @@ class Run(models.Model):
         PARTITION = "partition", "Partition (filtered)"
         SAMPLE = "sample", "Sample"
 
-    FINISHED = (Status.PASSED, Status.FAILED, Status.ERROR, Status.CANCELLED)
+    FINISHED = (Status.PASSED, Status.FAILED, Status.ERROR, Status.UNKNOWN, Status.CANCELLED)
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     trigger = models.CharField(max_length=10, choices=Trigger.choices, default=Trigger.API)

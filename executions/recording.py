@@ -40,12 +40,7 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
         versions = run.check_versions.select_related("definition")
         results = [_record_one(run, version, document, backfill) for version in versions]
         errors = sum(r.status == Result.Status.ERROR for r in results)
-        if errors:
-            status = Run.Status.ERROR
-        elif any(r.status == Result.Status.FAIL for r in results):
-            status = Run.Status.FAILED
-        else:
-            status = Run.Status.PASSED
+        status = run_status_of([r.status for r in results])
         message = document.get("message") or (
             f"{errors} of {len(results)} checks could not be evaluated." if errors else ""
         )
@@ -54,12 +49,39 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
             any(r.blocks for r in results),
             message,
             spark_application_id=document.get("spark_application_id") or "",
-            plan=document.get("plan") or {},
+            plan=_plan_with_engines(document),
         )
         if not finished:  # cancelled or reaped meanwhile: that end stands, and these results go
             transaction.set_rollback(True)
         else:
             transaction.on_commit(lambda: run_finished.send_robust(sender=Run, run=run))
+
+
+def _plan_with_engines(document: dict[str, Any]) -> dict[str, Any]:
+    """The engine's plan, plus which engine read each batch and why (`engines`): the engine chosen
+    when the run started may have handed a batch to another (pushdown refusing a check once it saw
+    the table's catalog: Spark reads it), and the run page must show the one that ran."""
+    ran = {
+        name: {"engine": batch["engine"], "engine_reason": batch.get("engine_reason") or ""}
+        for name, batch in (document.get("batches") or {}).items()
+        if batch.get("engine")
+    }
+    plan = dict(document.get("plan") or {})
+    if ran:
+        plan["engines"] = ran
+    return plan
+
+
+def run_status_of(statuses: list[str]) -> str:
+    """A run's verdict from its results: error before fail before unknown; passed only when every
+    result passed (a result that could not decide leaves the run unknown, never passed)."""
+    if Result.Status.ERROR in statuses:
+        return Run.Status.ERROR
+    if Result.Status.FAIL in statuses:
+        return Run.Status.FAILED
+    if Result.Status.UNKNOWN in statuses:
+        return Run.Status.UNKNOWN
+    return Run.Status.PASSED
 
 
 def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backfill: bool) -> Result:

@@ -3,7 +3,8 @@
 validate: check.yaml → its full form (every name expanded) and warnings, or 400 with every problem
 at its line and entry; fields are checked against the live catalog of the caller's datasource.
 
-preview: the same, then the rule set on a sample (`limit` rows, default 1,000) — per-check failed
+preview: the same, then the rule set on the table's first `limit` rows (default 1,000; the first
+the engine reads after the filter, not a random sample) — per-check failed
 rows, nothing saved. It runs in a worker (the `preview_row_checks` task on the preview queue),
 because secrets are decrypted in workers only, on the engine runs would get (executions/previews.py:
 DuckDB for local files, the worker's warm SparkSession for a database table). The request answers
@@ -177,7 +178,7 @@ PREVIEW_STATE = inline_serializer(
 )
 @api_view(["POST"])
 def preview(request):
-    """The rule set on a sample of the table (`limit` rows after `src_filter`): each check's failed
+    """The rule set on the table's first `limit` rows after `src_filter` (not a random sample): each check's failed
     rows and the invalid rows, computed by a worker, nothing saved. Answers 202 with the job's
     `url` at once; poll it until `status` is `done` (the answer) or `error` (`message`). At most
     DQ_PREVIEW_PER_USER previews per user at once: 429 beyond."""

@@ -18,6 +18,7 @@ from accounts.rights import run_permissions
 from dq_platform import api_times
 
 from .models import Result, Run
+from .serializers import batches_as_run
 
 # What a row is built from: the run's own columns and its author's name, nothing per row.
 COLUMNS = (
@@ -69,7 +70,7 @@ def list_rows(page: list[dict], user) -> list[dict]:
             "biz_date": row["biz_date"].isoformat() if row["biz_date"] else None,
             "data_time": moment(row["data_time"]),
             "parameters": row["parameters"],
-            "batches": row["batches"].get("definitions", {}),
+            "batches": batches_as_run(row["batches"], row["plan"]),
             "checks": checks[row["id"]],
             "rule_set_hash": row["rule_set_hash"],
             "scan_mode": row["scan_mode"],

@@ -242,7 +242,13 @@ class BatchDefinitionSerializer(serializers.Serializer):
     scan_mode = serializers.CharField()
     data_version = serializers.CharField(allow_null=True, required=False)
     engine = serializers.CharField(
-        required=False, help_text="The engine that reads the batch (spark, duckdb, pushdown)."
+        required=False,
+        help_text="The engine that read the batch (spark, duckdb, pushdown): chosen when the run started, "
+        "and once it ended the one that actually read it.",
+    )
+    engine_chosen = serializers.CharField(
+        required=False,
+        help_text="Set when the engine chosen at start did not read the batch (pushdown refused one of its checks).",
     )
     engine_reason = serializers.CharField(required=False, help_text="Why that engine, in words.")
 
@@ -354,6 +360,27 @@ class ResultSerializer(serializers.ModelSerializer):
         return self._batch(result).get("table", "")
 
 
+def batches_as_run(batches: dict, plan: dict | None) -> dict:
+    """The run's frozen batch definitions, each with the engine that read it once the run ended
+    (`engine`, `engine_reason`); when that is not the engine chosen at start, `engine_chosen`
+    keeps the choice, and the reason says why it was set aside."""
+    ran = (plan or {}).get("engines") or {}
+    shown = {}
+    for name, definition in (batches.get("definitions") or {}).items():
+        batch = dict(definition)
+        actual = ran.get(name) or {}
+        if actual.get("engine") and actual["engine"] != batch.get("engine"):
+            batch["engine_chosen"] = batch.get("engine") or ""
+            batch["engine"] = actual["engine"]
+            batch["engine_reason"] = actual.get("engine_reason") or (
+                f"{actual['engine']}: the engine chosen at start ({batch['engine_chosen'] or 'auto'}) did not read it"
+            )
+        elif actual.get("engine_reason"):
+            batch["engine_reason"] = actual["engine_reason"]
+        shown[name] = batch
+    return shown
+
+
 class RunSerializer(serializers.ModelSerializer):
     results = ResultSerializer(many=True, read_only=True)
     batches = serializers.SerializerMethodField()
@@ -401,7 +428,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.DictField(child=BatchDefinitionSerializer()))
     def get_batches(self, run: Run) -> dict:
-        return run.batches.get("definitions", {})
+        return batches_as_run(run.batches, run.plan)
 
     @extend_schema_field(RunCheckSerializer(many=True))
     def get_checks(self, run: Run) -> list[dict]:

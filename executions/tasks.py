@@ -108,7 +108,7 @@ def enqueue_run(run: Run) -> None:
 def preview_row_checks(
     job_id: str, datasource_id: int, table: str, src_filter: str | None, rules: list, limit: int
 ) -> str:
-    """A row-check rule set on a sample (DuckDB for files, this worker's shared SparkSession for a
+    """A row-check rule set on a table's first rows (DuckDB for files, this worker's shared SparkSession for a
     database table: executions/previews.py), its answer stored on the job the browser polls
     (executions/preview_jobs.py); nothing else saved."""
     from . import preview_jobs
@@ -123,7 +123,7 @@ def preview_row_checks(
         preview_jobs.fail(
             job,
             f"The preview took longer than {settings.DQ_PREVIEW_TIMEOUT} s and was stopped; "
-            "try a smaller sample (limit) or a filter.",
+            "try fewer rows (limit) or a filter.",
         )
         return "error"
     except Exception as exc:  # noqa: BLE001 — the browser must get an answer, not a job that never ends

@@ -64,11 +64,26 @@ class BatchRequestSerializer(serializers.Serializer):
         return partition
 
 
+class ExpiryField(serializers.DateTimeField):
+    """A release's end. Every release ends (at most DQ_RELEASE_MAX_DAYS ahead), so an empty one
+    is "give a moment", not the parser's list of datetime formats."""
+
+    default_error_messages = {
+        "required": "Give the moment the release ends: a release always expires, at most "
+        "DQ_RELEASE_MAX_DAYS days ahead (release again then).",
+        "null": "Give the moment the release ends: a release always expires.",
+        "invalid": "Give a date and time, e.g. 2026-12-01T18:00:00Z (ISO 8601; without an offset: the server's time zone).",
+    }
+
+    def to_internal_value(self, value):
+        if isinstance(value, str) and not value.strip():
+            self.fail("required")
+        return super().to_internal_value(value)
+
+
 class ReleaseRequestSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=2000)
-    expires_at = serializers.DateTimeField(
-        help_text="In the future, at most DQ_RELEASE_MAX_DAYS (default 30) days from now."
-    )
+    expires_at = ExpiryField(help_text="In the future, at most DQ_RELEASE_MAX_DAYS (default 30) days from now.")
 
     def validate_expires_at(self, value):
         if value <= timezone.now():

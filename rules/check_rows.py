@@ -83,6 +83,7 @@ def rows(page, user) -> list[dict]:
                 "current_version": current_version,
                 "template_version": in_use,
                 "upgrade_available": in_use is not None and in_use < template_version,
+                "warnings": [],  # a save's answer only says any
                 "owner": owner,
                 "enabled": enabled,
                 "tags": tags[pk],

@@ -3,7 +3,12 @@
 Every problem is reported against the param that caused it, with a message saying how to fix it,
 so the API answers 400 with field-level messages and the form shows them under the right field.
 Tables and columns are checked against the live catalog; filters and SQL are parsed (sqlglot,
-Spark dialect) and must be read-only.
+Spark dialect) and must be read-only. A custom query must name only columns its tables have and
+return one row (rules/sql_shape.py); an accuracy check must match columns of one kind (numbers with
+numbers, text with text, times with times).
+
+A catalog that cannot be read now (a wrong password, a host down) does not refuse the check: what
+depends on it is saved unchecked, and `warnings` (when the caller passes a list) says so.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ from dq_platform.ids import as_id
 
 from .comparison_types import ANOMALY_PARAMS
 from .models import ComparisonType, ResolvedInput, RuleTemplate
-from .range_bounds import BoundProblem, clean_bound, column_kind
+from .range_bounds import DATE, TIMESTAMP, BoundProblem, clean_bound, column_kind
 from .schema import MAPPING_OPERATORS, param_choices, param_problems
+from .sql_shape import several_rows, unknown_columns
 
 DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 # Run parameters a filter may use; the run substitutes them (issue: runs and provenance).
@@ -67,8 +73,9 @@ class _Catalog:
         return self._columns[key]
 
 
-def validate_params(template: RuleTemplate, params: Any, user) -> dict[str, Any]:
-    """The cleaned params (defaults filled, numbers as numbers), or ParamsInvalid naming each field."""
+def validate_params(template: RuleTemplate, params: Any, user, warnings: list[str] | None = None) -> dict[str, Any]:
+    """The cleaned params (defaults filled, numbers as numbers), or ParamsInvalid naming each field.
+    `warnings` gets what could not be checked (a catalog that cannot be read now)."""
     if not isinstance(params, dict):
         raise ParamsInvalid({"params": ["Params must be a JSON object of field names to values."]})
     inputs = template.resolved_inputs()
@@ -93,6 +100,8 @@ def validate_params(template: RuleTemplate, params: Any, user) -> dict[str, Any]
         errors.update(_cross_field_problems(template, context.cleaned))
     if errors:
         raise ParamsInvalid(errors)
+    if warnings is not None:
+        warnings.extend(context.warnings)
     return context.cleaned
 
 
@@ -110,6 +119,16 @@ class _Context:
         self.cleaned: dict[str, Any] = {}
         self.catalog = _Catalog()
         self.datasources: dict[str, Datasource] = {}
+        self.warnings: list[str] = []
+        self.unreadable: set[str] = set()  # table fields whose catalog could not be read now
+
+    def cannot_read(self, table_field: str, what: str, exc: ConnectorError) -> None:
+        """The catalog did not answer: save unchecked, and say so once per table field."""
+        if table_field not in self.unreadable:
+            self.unreadable.add(table_field)
+            self.warnings.append(
+                f"{what} could not be read ({exc}); the check was saved without checking it against them."
+            )
 
     def clean(self, entry: ResolvedInput) -> Any:
         value = self.params.get(entry.field)
@@ -136,13 +155,18 @@ class _Context:
         return self.datasources.get(datasource_field)
 
     def columns_of(self, table_field: str) -> list[str] | None:
+        """The table's columns; None when unknown (no valid table, or a catalog that did not answer)."""
+        return list(self.column_types_of(table_field) or {}) or None
+
+    def column_types_of(self, table_field: str) -> dict[str, str] | None:
         datasource, table = self.datasource_of(table_field), self.cleaned.get(table_field)
-        if datasource is None or table is None:
+        if datasource is None or table is None or table_field in self.unreadable:
             return None
         try:
-            return self.catalog.columns(datasource, table)
+            return self.catalog.column_types(datasource, table)
         except ConnectorError as exc:
-            raise _Problem(f"Cannot read the columns of {table!r}: {exc}") from None
+            self.cannot_read(table_field, f"The columns of {table!r}", exc)
+            return None
 
 
 def _is_empty(value: Any) -> bool:
@@ -215,11 +239,10 @@ def _range_bound(ctx: _Context, entry: ResolvedInput, value: Any) -> int | float
     column = ctx.cleaned.get(entry["constraints"].get("column_field", "src_field"))
     datasource, table = ctx.datasource_of(table_field), ctx.cleaned.get(table_field)
     if column is None or datasource is None or table is None:
+        if table_field in ctx.unreadable:
+            return clean_bound(None, value, entry["title"], column or "the column")  # the run decides
         raise _Problem("Pick a valid column first.")
-    try:
-        type_name = ctx.catalog.column_types(datasource, table).get(column, "")
-    except ConnectorError as exc:
-        raise _Problem(f"Cannot read the columns of {table!r}: {exc}") from None
+    type_name = (ctx.column_types_of(table_field) or {}).get(column, "")
     try:
         return clean_bound(column_kind(type_name), value, entry["title"], column)
     except BoundProblem as problem:
@@ -247,7 +270,8 @@ def _table(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     try:
         tables = ctx.catalog.tables(datasource)
     except ConnectorError as exc:
-        raise _Problem(f"Cannot read the tables of {datasource.name!r}: {exc}") from None
+        ctx.cannot_read(entry.field, f"The tables of {datasource.name!r}", exc)
+        return table
     if table not in tables:
         raise _Problem(f"Table {table!r} does not exist in datasource {datasource.name!r}.")
     return table
@@ -258,6 +282,8 @@ def _column(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     table_field = entry["constraints"].get("table_field", "src_table")
     columns = ctx.columns_of(table_field)
     if columns is None:
+        if table_field in ctx.unreadable:
+            return column  # saved unchecked: the warning says so
         raise _Problem("Pick a valid table first.")
     if column not in columns:
         raise _Problem(
@@ -288,10 +314,27 @@ def _sql_filter(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
 def _sql_select(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     text = _string(ctx, entry, value)
     try:
-        parse_select(text, SQL_PLACEHOLDERS.get(entry.field, ("src_table",)))
+        parsed = parse_select(text, SQL_PLACEHOLDERS.get(entry.field, ("src_table",)))
     except UnsafeSQL as exc:
         raise _Problem(str(exc)) from None
+    why = several_rows(parsed.expression)
+    if why:
+        raise _Problem(f"The query returns several rows: {why}.")
+    catalogs = [ctx.columns_of(table_field) for table_field in sorted(parsed.tables_used)]
+    if catalogs and all(columns is not None for columns in catalogs):
+        known = [column for columns in catalogs for column in columns]
+        unknown = unknown_columns(parsed.expression, known)
+        if unknown:
+            tables = " and ".join(repr(ctx.cleaned[t]) for t in sorted(parsed.tables_used))
+            raise _Problem(
+                f"The query names {_plural(unknown, 'column')} {', '.join(map(repr, unknown))} that {tables} "
+                f"{'does' if len(parsed.tables_used) == 1 else 'do'} not have; the columns are: {', '.join(known[:30])}."
+            )
     return text
+
+
+def _plural(items: list, word: str) -> str:
+    return word if len(items) == 1 else f"{word}s"
 
 
 def _regexp(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
@@ -316,7 +359,9 @@ def _datetime(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
 def _mapping(ctx: _Context, entry: ResolvedInput, value: Any) -> list[dict[str, str]]:
     if not isinstance(value, list) or not value:
         raise _Problem('List at least one column pair: [{"src_field": ..., "operator": "=", "target_field": ...}].')
-    source_columns, target_columns = ctx.columns_of("src_table"), ctx.columns_of("target_table")
+    source_types, target_types = ctx.column_types_of("src_table"), ctx.column_types_of("target_table")
+    source_columns = list(source_types) if source_types else None
+    target_columns = list(target_types) if target_types else None
     cleaned = []
     for index, pair in enumerate(value, start=1):
         if not isinstance(pair, dict) or set(pair) - {"src_field", "operator", "target_field"}:
@@ -329,8 +374,29 @@ def _mapping(ctx: _Context, entry: ResolvedInput, value: Any) -> list[dict[str, 
             raise _Problem(f"Pair {index}: source column {src!r} does not exist in the source table.")
         if target_columns is not None and target not in target_columns:
             raise _Problem(f"Pair {index}: target column {target!r} does not exist in the target table.")
+        if source_types and target_types:
+            _same_kind(index, src, source_types[src], target, target_types[target])
         cleaned.append({"src_field": src, "operator": op, "target_field": target})
     return cleaned
+
+
+# Kinds a match compares as equals: a date matches a timestamp at midnight.
+_MATCH_FAMILY = {DATE: "time", TIMESTAMP: "time"}
+_KIND_WORDS = {"number": "numbers", "text": "text", "time": "dates or times", "boolean": "true/false values"}
+
+
+def _same_kind(index: int, src: str, src_type: str, target: str, target_type: str) -> None:
+    """An accuracy pair must compare like with like: text matched to an integer column compares
+    as whatever the engine casts to (each engine its own way), and matches nothing it should."""
+    src_kind, target_kind = column_kind(src_type), column_kind(target_type)
+    if src_kind is None or target_kind is None:
+        return  # a type the catalog names in a way we cannot tell: the run decides
+    src_family, target_family = _MATCH_FAMILY.get(src_kind, src_kind), _MATCH_FAMILY.get(target_kind, target_kind)
+    if src_family != target_family:
+        raise _Problem(
+            f"Pair {index}: source column {src!r} holds {_KIND_WORDS[src_family]} ({src_type}) but target column "
+            f"{target!r} holds {_KIND_WORDS[target_family]} ({target_type}); match columns of the same kind."
+        )
 
 
 def _check_yaml(ctx: _Context, entry: ResolvedInput, value: Any) -> str:

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.rights import check_permissions
+from dq_platform.all_errors import AllErrorsAtOnce
 from dq_platform.api_shapes import ParamsField
 from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
@@ -113,7 +114,7 @@ class TagsField(serializers.ListField):
         return sorted(tag.name for tag in instance.tags.all())
 
 
-class CheckSerializer(serializers.ModelSerializer):
+class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
     """`{"name", "template", "params"}`; the template decides whether params are valid.
 
     Also `tags` (labels, not versioned), `enabled` (a disabled check is skipped by schedules and
@@ -144,6 +145,10 @@ class CheckSerializer(serializers.ModelSerializer):
     upgrade_available = serializers.SerializerMethodField(
         help_text="The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on."
     )
+    warnings = serializers.SerializerMethodField(
+        help_text="A save's answer: what could not be checked (a datasource's catalog that did not answer); "
+        "the check was saved without it."
+    )
     dimension = serializers.ChoiceField(
         choices=[("", "From the template"), *((key, key.capitalize()) for key in QUALITY_DIMENSIONS)],
         allow_blank=True,
@@ -165,6 +170,9 @@ class CheckSerializer(serializers.ModelSerializer):
         help_text="What changed: kept on the version this write creates (none when nothing changed).",
     )
 
+    # Fields validate() does not read: their errors come with its own (dq_platform/all_errors.py).
+    independent_fields = ("name", "message", "dimension")
+
     class Meta:
         model = Check
         fields = [
@@ -176,6 +184,7 @@ class CheckSerializer(serializers.ModelSerializer):
             "current_version",
             "template_version",
             "upgrade_available",
+            "warnings",
             "owner",
             "enabled",
             "tags",
@@ -217,6 +226,9 @@ class CheckSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(f"A check named {name!r} already exists.")
         return name
 
+    def get_warnings(self, check) -> list[str]:
+        return list(getattr(self, "_save_warnings", []))
+
     def validate_message(self, message: str) -> str:
         try:
             return version_message(message)
@@ -250,7 +262,8 @@ class CheckSerializer(serializers.ModelSerializer):
             # is refused for a required one (validate_params), never quietly the default.
             params = {**{k: v for k, v in self.instance.params.items() if v is not None}, **params}
         try:
-            attrs["params"] = validate_params(template, params, self.context["request"].user)
+            self._save_warnings: list[str] = []
+            attrs["params"] = validate_params(template, params, self.context["request"].user, self._save_warnings)
         except ParamsInvalid as exc:
             raise serializers.ValidationError({"params": exc.fields}) from None
         return attrs

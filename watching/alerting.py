@@ -27,7 +27,7 @@ def alert_on_run(run_id: int) -> list[Notification]:
     A second call for the same run does nothing. Backfills (old business dates) and cancelled
     runs neither open nor close incidents."""
     run = Run.objects.get(pk=run_id)
-    if run.status not in (Run.Status.PASSED, Run.Status.FAILED, Run.Status.ERROR):
+    if run.status not in (Run.Status.PASSED, Run.Status.FAILED, Run.Status.ERROR, Run.Status.UNKNOWN):
         return []
     if run.trigger == Run.Trigger.BACKFILL:
         return []

@@ -124,3 +124,25 @@ def test_a_duplicate_name_is_refused(cast, api_as):
     assert client.post(URL, PG_BODY, format="json").status_code == 201
     response = client.post(URL, PG_BODY, format="json")
     assert response.status_code == 400 and "name" in response.json()["fields"]
+
+
+def test_every_error_of_the_form_comes_at_once_with_a_blank_name(cast, api_as):
+    body = {**PG_BODY, "name": "", "host": "", "database": ""}
+
+    response = api_as(cast.admin).post(URL, body, format="json")
+
+    assert response.status_code == 400
+    assert set(response.json()["fields"]) == {"name", "host", "database"}
+
+
+def test_a_taken_name_is_reported_together_with_the_other_fields_errors(cast, api_as):
+    client = api_as(cast.admin)
+    assert client.post(URL, PG_BODY, format="json").status_code == 201
+
+    response = client.post(URL, {**PG_BODY, "host": "", "port": 70000}, format="json")
+
+    assert response.status_code == 400
+    fields = response.json()["fields"]
+    assert set(fields) == {"name", "host", "port"}
+    assert "already exists" in fields["name"][0]
+    assert Datasource.objects.count() == 1

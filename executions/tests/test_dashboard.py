@@ -90,6 +90,20 @@ def test_the_summary_counts_checks_pass_rate_and_open_failures_of_the_last_24_ho
     assert [(f["check_name"], f["status"], f["blocks"]) for f in body["failing_checks"]] == [("emails", "fail", True)]
 
 
+def test_ran_in_the_window_counts_each_live_check_once_and_never_a_deleted_one(cast, api_as, sources):
+    emails, ids, gone = (_check(n, sources["open"]) for n in ("emails", "ids", "gone"))
+    for hours_ago in (1, 2, 3):  # three runs of one check: one check ran
+        _result(emails, "pass", hours_ago=hours_ago)
+    _result(gone, "fail", hours_ago=1)
+    gone.soft_delete()
+    # ids never ran. By hand: 2 live checks (emails, ids), of which 1 ran in the window.
+
+    body = api_as(cast.author).get("/api/v1/results/summary/").json()
+
+    assert (body["checks"], body["checks_run"]) == (2, 1)
+    assert body["checks_run"] <= body["checks"]
+
+
 def test_the_summary_window_can_be_widened_and_rejects_a_bad_number(cast, api_as, sources):
     _result(_check("idle", sources["open"]), "fail", hours_ago=30)
     client = api_as(cast.author)

@@ -70,3 +70,42 @@ def test_the_json_error_rows_keep_values_exact(cast, api_as, result_with_formula
     body = api_as(cast.author).get(f"/api/v1/results/{result_with_formulas.pk}/error-rows/").json()
     assert [row[0] for row in body["rows"]] == PLANTED
     assert body["rows"][0][2] == "=cmd|' /C calc'!A0"
+
+
+@pytest.fixture
+def null_check(cast, api_as, make_datasource, parquet_dir) -> Check:
+    lake = make_datasource(name="lake-nulls", type="file", format="parquet", path=str(parquet_dir))
+    params = {"src_datasource_id": lake.pk, "src_table": "orders", "src_field": "status"}
+    response = api_as(cast.author).post(
+        "/api/v1/checks/", {"name": "status-nulls", "template": "null_check", "params": params}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    return Check.objects.get(pk=response.json()["id"])
+
+
+def _csv_of(api, check, tmp_path, rows, user) -> str:
+    run = finished_run([check], user, tmp_path / "errors", rows=rows)
+    response = api.get(f"/api/v1/results/{Result.objects.get(run=run).pk}/error-rows.csv")
+    return b"".join(response.streaming_content).decode()
+
+
+def test_the_csv_writes_null_as_an_empty_field_and_the_empty_string_quoted(cast, api_as, null_check, tmp_path):
+    # Hand-made error rows: row 1 holds NULL text and a NULL number, row 2 the empty string.
+    rows = {"note": [None, "", 'say "hi", then go'], "amount": [None, 0.0, 2.5]}
+
+    text = _csv_of(api_as(cast.author), null_check, tmp_path, rows, cast.author)
+
+    assert text == 'note,amount\r\n,\r\n"",0.0\r\n"say ""hi"", then go",2.5\r\n'
+
+
+def test_postgresql_reads_the_csv_back_with_null_and_empty_string_apart(cast, api_as, null_check, tmp_path, pg_server):
+    import psycopg
+
+    text = _csv_of(api_as(cast.author), null_check, tmp_path, {"id": [1, 2], "note": [None, ""]}, cast.author)
+
+    with psycopg.connect(**pg_server, autocommit=True) as conn, conn.cursor() as cursor:
+        cursor.execute("CREATE TEMP TABLE read_back (id int, note text)")
+        with cursor.copy("COPY read_back FROM STDIN (FORMAT csv, HEADER true)") as copy:
+            copy.write(text)
+        cursor.execute("SELECT id, note IS NULL, note FROM read_back ORDER BY id")
+        assert cursor.fetchall() == [(1, True, None), (2, False, "")]

@@ -86,7 +86,41 @@ def test_the_trend_keeps_errored_results_with_their_reason_and_each_point_its_ba
 )
 def test_the_form_preview_words_a_rule_like_the_verdicts(cast, api_as, query, formula):
     response = api_as(cast.author).get(f"/api/v1/formula/?{query}")
-    assert response.status_code == 200 and response.json() == {"formula": formula}
+    assert response.status_code == 200 and response.json() == {"formula": formula, "by_range": False}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("kind", "rule"),
+    [
+        (
+            "last_7_runs_3_sigma",
+            "Pass when the statistic lies within the mean ± 3 standard deviations of this check's last 7 normal runs",
+        ),
+        (
+            "last_7_runs_20_pct",
+            "Pass when the statistic lies within 20% of the mean of this check's last 7 normal runs",
+        ),
+        (
+            "anomaly",
+            "Warn or fail when the statistic leaves the range learned from this check's earlier normal results",
+        ),
+    ],
+)
+def test_the_form_preview_of_a_dynamic_range_words_the_range_not_the_formula(cast, api_as, kind, rule):
+    # The formula's fields are still on the form; the range decides, so they must not be worded.
+    query = f"check_type=statistics_minus_comparison&operator=le&threshold=0&comparison_type={kind}"
+    body = api_as(cast.author).get(f"/api/v1/formula/?{query}").json()
+    assert body["formula"].startswith(rule) and body["by_range"] is True
+    assert "actual − expected" not in body["formula"]
+    alone = api_as(cast.author).get(f"/api/v1/formula/?comparison_type={kind}")  # no formula needed
+    assert alone.status_code == 200 and alone.json()["formula"] == body["formula"]
+
+
+@pytest.mark.django_db
+def test_the_form_preview_of_a_fixed_value_still_words_the_formula(cast, api_as):
+    query = "check_type=statistics_minus_comparison&operator=le&threshold=0&comparison_type=fix_value"
+    assert api_as(cast.author).get(f"/api/v1/formula/?{query}").json()["formula"] == "Pass when actual − expected ≤ 0"
 
 
 @pytest.mark.django_db

@@ -6,6 +6,7 @@ import App from './App.vue'
 import YamlEditor from './components/YamlEditor.vue'
 import { router } from './router'
 import './styles/main.css'
+import './styles/dialogs.css'
 
 // The check form's YAML fields (rules/forms.py emits `dq-yaml-editor` for form_type yaml).
 formCreate.component('dq-yaml-editor', YamlEditor)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { FormRule } from '@/api/types'
-import { dependentsOf, paramsFrom, placeErrors, rulesWithValues } from '@/lib/checkForm'
+import { type CatalogAnswer, catalogProblem, dependentsOf, fieldsFetching, paramsFrom, placeErrors, reportingBeforeFetch, rulesWithValues } from '@/lib/checkForm'
 import { diffVersions } from '@/lib/versionDiff'
 
 const RULES: FormRule[] = [
@@ -65,5 +65,49 @@ describe('a diff between two versions', () => {
       ['Threshold', '0', '5'],
     ])
     expect(rows.find((r) => r.field === 'src_datasource_id')?.after).toBe('warehouse')
+  })
+})
+
+describe('a catalog list that could not be loaded', () => {
+  const served = [
+    { type: 'select', field: 'src_datasource_id' },
+    {
+      type: 'select',
+      field: 'src_table',
+      effect: { fetch: { action: '/api/v1/form-options/tables/', query: { datasource: '{{$form.src_datasource_id}}' } } },
+    },
+    {
+      type: 'select',
+      field: 'target_table',
+      effect: { fetch: { action: '/api/v1/form-options/tables/', query: { datasource: '{{$form.target_datasource_id}}' } } },
+    },
+  ]
+
+  it('reports the server’s reason for the very select whose list failed', () => {
+    const answers: CatalogAnswer[] = []
+    const config: Record<string, unknown> = {
+      action: '/api/v1/form-options/tables/',
+      query: { datasource: 3 },
+      onError: () => {},
+    }
+    reportingBeforeFetch((a) => answers.push(a))(config)
+    ;(config.onError as (e: unknown, body: unknown) => void)(new Error('fail 502'), {
+      message: 'Cannot connect to PostgreSQL at db:5432: password authentication failed for user "dq"',
+    })
+
+    expect(answers).toHaveLength(1)
+    const fields = fieldsFetching(served as never, { src_datasource_id: 3, target_datasource_id: 4 }, answers[0])
+    expect(fields).toEqual(['src_table'])
+    expect(catalogProblem(answers[0].action, answers[0].message ?? '')).toBe(
+      'The tables could not be listed: Cannot connect to PostgreSQL at db:5432: password authentication failed for user "dq"',
+    )
+  })
+
+  it('reports a success as no problem, so a shown reason can go', () => {
+    const answers: CatalogAnswer[] = []
+    const config: Record<string, unknown> = { action: '/api/v1/form-options/tables/', query: { datasource: 3 }, onSuccess: () => {} }
+    reportingBeforeFetch((a) => answers.push(a))(config)
+    ;(config.onSuccess as (body: unknown) => void)({ results: [] })
+    expect(answers[0].message).toBeNull()
   })
 })

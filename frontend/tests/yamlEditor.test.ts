@@ -163,7 +163,7 @@ describe('the check.yaml editor in the generated form', () => {
       { url: job.url, body: {} },
     ])
     const result = wrapper.find('[data-testid="yaml-preview-result"]')
-    expect(result.text()).toContain('3 of 1000 sampled rows fail a check (read by DuckDB).')
+    expect(result.text()).toContain('3 of the first 1000 rows fail a check (read by DuckDB).')
     expect(result.find('tbody tr').text()).toBe('check-amount-ge3')
     wrapper.unmount()
   })

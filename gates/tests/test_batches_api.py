@@ -96,6 +96,21 @@ def test_a_release_needs_a_future_expiry_and_a_held_batch(cast, api_as, shop):
     assert again.status_code == 409 and "only a quarantined batch" in again.json()["message"]
 
 
+@pytest.mark.parametrize("expiry", ["", "   ", None])
+def test_a_release_without_an_expiry_is_told_to_give_one_not_shown_datetime_formats(cast, api_as, shop, expiry):
+    client = api_as(cast.author)
+    body = register(client, shop, ORDERS, partition={"dt": "2026-11-29"})
+
+    answer = client.post(
+        f"/api/v1/batches/{body['id']}/release/", {"reason": "month end", "expires_at": expiry}, format="json"
+    )
+
+    assert answer.status_code == 400
+    message = " ".join(answer.json()["fields"]["expires_at"])
+    assert "release always expires" in message and "wrong format" not in message
+    assert set(answer.json()["fields"]) == {"expires_at"}
+
+
 def test_beat_ends_due_releases_and_returns_their_batches_to_the_policy(cast, api_as, shop):
     client = api_as(cast.author)
     body = register(client, shop, ORDERS, partition={"dt": "2026-11-29"})

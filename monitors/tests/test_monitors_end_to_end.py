@@ -142,6 +142,7 @@ def test_the_monitors_schedule_fires_a_run_that_the_worker_records(cast, api_as,
     run = fire(schedule, slot)
 
     body = wait_for_run(client, run.pk)
-    assert body["trigger"] == "schedule" and body["status"] in ("passed", "failed")
+    # A volume monitor has no history on its first run: that result cannot decide, nor then the run.
+    assert body["trigger"] == "schedule" and body["status"] in ("passed", "failed", "unknown")
     counted = next(r for r in body["results"] if r["template"] == "table_count_check")
     assert counted["statistics_value"] == len(ROWS)  # no time column: every row

@@ -214,3 +214,16 @@ def test_the_list_filters_by_template_and_search(cast, api_as, valid_params):
     _create(client, "uniqueness_check", valid_params["uniqueness_check"], name="ids unique")
     assert [c["name"] for c in client.get(f"{URL}?template=uniqueness_check").json()["results"]] == ["ids unique"]
     assert [c["name"] for c in client.get(f"{URL}?search=EMAIL").json()["results"]] == ["emails present"]
+
+
+def test_a_duplicate_check_name_comes_with_every_other_error_at_once(cast, api_as, valid_params):
+    client = api_as(cast.author)
+    assert _create(client, "null_check", valid_params["null_check"]).status_code == 201
+    bad = {**valid_params["null_check"], "src_field": "no_such_column", "threshold": "many"}
+
+    response = client.post(URL, {"name": "orders check", "template": "null_check", "params": bad}, format="json")
+
+    assert response.status_code == 400
+    fields = response.json()["fields"]
+    assert "already exists" in fields["name"][0]
+    assert set(fields["params"]) == {"src_field", "threshold"}

@@ -53,3 +53,35 @@ def test_a_datasource_the_caller_may_not_use_answers_404(cast, api_as, make_data
         name="finance", type="postgresql", host="db", database="d", username="u", allowed_groups=[cast.analysts]
     )
     assert api_as(cast.outsider).get(f"/api/v1/form-options/tables/?datasource={hidden.pk}").status_code == 404
+
+
+WRONG_PASSWORD = "not-the-Pa55word"
+
+
+@pytest.mark.parametrize("kind", ["pg", "mysql"])
+def test_a_wrong_password_answers_502_with_the_reason_and_never_the_password(
+    cast, api_as, request, make_datasource, kind
+):
+    from conftest import MYSQL, PG_PROBE_DATASOURCE
+
+    if kind == "pg":
+        request.getfixturevalue("pg_server")
+        fields = {**PG_PROBE_DATASOURCE, "password": WRONG_PASSWORD}
+    else:
+        request.getfixturevalue("mysql_server")
+        fields = {
+            "type": "mysql",
+            "host": MYSQL["host"],
+            "port": MYSQL["port"],
+            "database": MYSQL_TEST_DB,
+            "username": MYSQL["user"],
+            "password": WRONG_PASSWORD,
+        }
+    wrong = make_datasource(name=f"wrong-password-{kind}", **fields)
+
+    response = api_as(cast.author).get(f"/api/v1/form-options/tables/?datasource={wrong.pk}")
+
+    assert response.status_code == 502
+    message = response.json()["message"]
+    assert "Cannot connect" in message and ("password" in message.lower() or "denied" in message.lower())
+    assert WRONG_PASSWORD not in response.content.decode()

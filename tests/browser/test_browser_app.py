@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, seria
 
 AUTHOR_PASSWORD = "author-pass-123"
 NULL_VERDICT = "Pass when actual − expected ≤ 0: 2 − 0 = 2 > 0 → fail"
-FINISHED = ("passed", "failed", "error", "cancelled")
+FINISHED = ("passed", "failed", "error", "unknown", "cancelled")
 
 
 def form_item(page, label: str):
@@ -109,7 +109,7 @@ def test_a_new_user_authors_runs_and_reads_a_null_check(
     page.get_by_role("link", name="Rule templates").click()
     completeness = page.locator("[data-dimension=completeness]")
     expect(completeness).to_contain_text("Null check")
-    completeness.locator("[data-template=null_check]").get_by_role("button", name="Create a check").click()
+    completeness.locator("[data-template=null_check]").get_by_role("link", name="Create a check").click()
     expect(page).to_have_url(re.compile(r"/checks/new\?template=null_check$"))
 
     # The form is form-create's rendering of /rule-templates/null_check/form/, with live selects.

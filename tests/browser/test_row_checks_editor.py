@@ -55,7 +55,7 @@ def test_an_author_writes_row_checks_sees_an_error_at_its_line_fixes_it_tries_it
     result = editor.get_by_test_id("yaml-preview-result")
     # conftest.ROWS: emails '' and 'not-an-email' lack '@' (NULL passes); amount -5 is negative.
     # A database table: the preview draws its first rows on Spark (pushdown does not draw them).
-    expect(result).to_contain_text("2 of 10 sampled rows fail a check (read by Spark).", timeout=180_000)
+    expect(result).to_contain_text("2 of the first 10 rows fail a check (read by Spark).", timeout=180_000)
     expect(result.locator("tbody tr")).to_have_text(["check-amount-ge1", "check-customer_email-re2"])
     shots("row-checks-preview")
 

@@ -57,8 +57,11 @@ export const listVersions = (id: number) => http.get<CheckVersion[]>(`${API}/che
 /** Statistic and comparison values over business time, for the trend chart. */
 export const checkHistory = (id: number) => http.get<HistoryPoint[]>(`${API}/checks/${id}/history/`)
 /** "Pass when actual − expected ≤ 0" for a rule being written: the server's words, before any run. */
-export const previewFormula = (rule: { check_type: string; operator: string; threshold: number }, signal?: AbortSignal) =>
-  http.get<{ formula: string }>(`${API}/formula/`, { ...rule }, signal)
+/** The rule in words; a dynamic range or anomaly detection (`comparison_type`) words its range (`by_range`). */
+export const previewFormula = (
+  rule: { check_type?: string; operator?: string; threshold?: number; comparison_type?: string },
+  signal?: AbortSignal,
+) => http.get<{ formula: string; by_range: boolean }>(`${API}/formula/`, { ...rule }, signal)
 /** What differs between the template version a check computes with and the template's current one. */
 export const upgradePlan = (id: number) => http.get<UpgradePlan>(`${API}/checks/${id}/upgrade/`)
 /** A new check version on the template's current version (400 naming a param that no longer fits). */

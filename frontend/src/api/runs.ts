@@ -18,6 +18,6 @@ export const retryRun = (id: number) => http.post<Run>(`${API}/runs/${id}/retry/
 /** One page of runs, newest first, filtered by the server. */
 export const listRuns = (filters: RunFilters & Paging = {}) => http.get<Page<RunListRow>>(`${API}/runs/`, { ...filters })
 
-export const FINISHED = ['passed', 'failed', 'error', 'cancelled']
+export const FINISHED = ['passed', 'failed', 'error', 'unknown', 'cancelled']
 export const ACTIVE = 'queued,running'
 export const isFinished = (run: Pick<Run, 'status'>) => FINISHED.includes(run.status)

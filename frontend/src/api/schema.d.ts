@@ -722,7 +722,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The rule in words for a formula, an operator and a threshold, before any run. */
+        /**
+         * @description The rule in words for a formula, an operator and a threshold, before any run; for a
+         *     dynamic range or anomaly detection, the rule of the range it learns.
+         */
         get: operations["v1_formula_retrieve"];
         put?: never;
         post?: never;
@@ -1265,7 +1268,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description The rule set on a sample of the table (`limit` rows after `src_filter`): each check's failed
+         * @description The rule set on the table's first `limit` rows after `src_filter` (not a random sample): each check's failed
          *     rows and the invalid rows, computed by a worker, nothing saved. Answers 202 with the job's
          *     `url` at once; poll it until `status` is `done` (the answer) or `error` (`message`). At most
          *     DQ_PREVIEW_PER_USER previews per user at once: 429 beyond.
@@ -1748,8 +1751,10 @@ export interface components {
             filter: string | null;
             scan_mode: string;
             data_version?: string | null;
-            /** @description The engine that reads the batch (spark, duckdb, pushdown). */
+            /** @description The engine that read the batch (spark, duckdb, pushdown): chosen when the run started, and once it ended the one that actually read it. */
             engine?: string;
+            /** @description Set when the engine chosen at start did not read the batch (pushdown refused one of its checks). */
+            engine_chosen?: string;
             /** @description Why that engine, in words. */
             engine_reason?: string;
         };
@@ -1884,6 +1889,8 @@ export interface components {
             readonly template_version: number | null;
             /** @description The template has a newer version; GET upgrade/ shows the differences, POST upgrade/ moves on. */
             readonly upgrade_available: boolean;
+            /** @description A save's answer: what could not be checked (a datasource's catalog that did not answer); the check was saved without it. */
+            readonly warnings: string[];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             owner: string;
             /** @description A disabled check is skipped by schedules and by the runs of a batch or table. */
@@ -2272,6 +2279,8 @@ export interface components {
         FormatEnum: "parquet" | "csv" | "json" | "orc";
         Formula: {
             formula: string;
+            /** @description The learned range decides; the formula is not used */
+            by_range: boolean;
         };
         /**
          * @description * `hours` - hours
@@ -3303,7 +3312,7 @@ export interface components {
             hours: number;
             /** @description Checks the caller can see */
             checks: number;
-            /** @description Of those, checks with a result in the window */
+            /** @description Of those checks, how many have a result in the window (deleted checks do not count) */
             checks_run: number;
             results: number;
             passed: number;
@@ -3559,9 +3568,10 @@ export interface components {
          *     * `failed` - Failed
          *     * `error` - Error
          *     * `cancelled` - Cancelled
+         *     * `unknown` - Unknown
          * @enum {string}
          */
-        RunStatusEnum: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
+        RunStatusEnum: "queued" | "running" | "passed" | "failed" | "error" | "cancelled" | "unknown";
         /**
          * @description * `manual` - Manual
          *     * `schedule` - Schedule
@@ -6929,14 +6939,16 @@ export interface operations {
     };
     v1_formula_retrieve: {
         parameters: {
-            query: {
+            query?: {
                 /**
                  * @description * `comparison_minus_statistics` - comparison_minus_statistics
                  *     * `statistics_minus_comparison` - statistics_minus_comparison
                  *     * `statistics_comparison_percentage` - statistics_comparison_percentage
                  *     * `statistics_comparison_difference_comparison_percentage` - statistics_comparison_difference_comparison_percentage
                  */
-                check_type: "comparison_minus_statistics" | "statistics_minus_comparison" | "statistics_comparison_percentage" | "statistics_comparison_difference_comparison_percentage";
+                check_type?: "comparison_minus_statistics" | "statistics_minus_comparison" | "statistics_comparison_percentage" | "statistics_comparison_difference_comparison_percentage";
+                /** @description Stable identifier; cannot change once saved. */
+                comparison_type?: string;
                 /**
                  * @description * `eq` - eq
                  *     * `lt` - lt
@@ -6945,8 +6957,8 @@ export interface operations {
                  *     * `ge` - ge
                  *     * `ne` - ne
                  */
-                operator: "eq" | "lt" | "le" | "gt" | "ge" | "ne";
-                threshold: number;
+                operator?: "eq" | "lt" | "le" | "gt" | "ge" | "ne";
+                threshold?: number;
             };
             header?: never;
             path?: never;

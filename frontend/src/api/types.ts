@@ -85,10 +85,10 @@ export type HistoryPoint = Schemas['HistoryPoint']
 /** Statistic values between `low` and `high` (null: unbounded) pass (`inside`) or fail (`outside`). */
 export type PassingBand = Schemas['PassingBand']
 
-/** `window` is the earlier results' {start, end} for a comparison with them; the schema leaves it
- * free because a dynamic range keeps its own window spec there. */
+/** `window` is free JSON to the schema: history's dates looked in (`start` null: every earlier
+ * date; `latest`: at most that many), a dynamic range's window name, e.g. "last_7_runs". */
 export type ComparisonSource = Omit<Schemas['ComparisonSource'], 'window'> & {
-  window?: { start: string | null; end: string }
+  window?: { start: string | null; end: string; latest?: number } | string
 }
 
 export type Result = Omit<Schemas['Result'], 'comparison_source'> & { comparison_source: ComparisonSource }

@@ -67,6 +67,67 @@ export function beforeFetch(options: { headers?: Record<string, string>; withCre
   options.headers = { ...(options.headers ?? {}), 'X-CSRFToken': csrfToken(), Accept: 'application/json' }
 }
 
+/** A catalog request of the form answered: `message` is why it failed, or null when it succeeded. */
+export interface CatalogAnswer {
+  action: string
+  query: Record<string, unknown>
+  message: string | null
+}
+
+type FetchConfig = {
+  headers?: Record<string, string>
+  withCredentials?: boolean
+  action?: string
+  query?: Record<string, unknown>
+  onSuccess?: (...args: unknown[]) => void
+  onError?: (...args: unknown[]) => void
+}
+
+/**
+ * beforeFetch that also reports how each catalog request ended. form-create keeps a failed fetch's
+ * answer to itself (the select just says "No data", the reason goes to the console); the server's
+ * 502 says why (a wrong password, an unreachable host), so the form can show it where the list is.
+ */
+export function reportingBeforeFetch(report: (answer: CatalogAnswer) => void) {
+  return (config: FetchConfig): void => {
+    beforeFetch(config)
+    const action = String(config.action ?? '')
+    const query = { ...(config.query ?? {}) }
+    const { onSuccess, onError } = config
+    config.onSuccess = (...args: unknown[]) => {
+      report({ action, query, message: null })
+      onSuccess?.(...args)
+    }
+    config.onError = (error: unknown, body?: unknown) => {
+      const said = body && typeof body === 'object' ? (body as { message?: unknown }).message : undefined
+      const fallback = error instanceof Error && error.message ? error.message : 'the request failed'
+      report({ action, query, message: typeof said === 'string' && said ? said : fallback })
+      onError?.(error)
+    }
+  }
+}
+
+/** The form fields whose options this request loads: the rules fetching `action` whose
+ * `{{$form.x}}` query values are the ones sent. */
+export function fieldsFetching(rules: FormRule[], values: Record<string, unknown>, answer: CatalogAnswer): string[] {
+  return rules
+    .filter((rule) => {
+      const fetch = rule.effect?.fetch as { action?: string; query?: Record<string, string> } | undefined
+      if (!fetch || fetch.action !== answer.action) return false
+      return Object.entries(fetch.query ?? {}).every(([key, template]) => {
+        const parent = /^\{\{\$form\.(\w+)\}\}$/.exec(String(template))?.[1]
+        return parent === undefined || String(values[parent] ?? '') === String(answer.query[key] ?? '')
+      })
+    })
+    .map((rule) => rule.field)
+}
+
+/** What to show under a select whose options could not be loaded. */
+export function catalogProblem(action: string, message: string): string {
+  const what = action.includes('/columns/') ? 'columns' : action.includes('/tables/') ? 'tables' : 'options'
+  return `The ${what} could not be listed: ${message}`
+}
+
 /** The bits of form-create's api the check form uses. */
 export interface FormApi {
   mergeRule(field: string, rule: Record<string, unknown>): void

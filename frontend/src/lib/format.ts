@@ -74,10 +74,11 @@ export const RESULT_STATUS: Record<ResultStatus, { label: string; tag: TagType; 
 
 export const RUN_STATUS: Record<RunStatus, { label: string; tag: TagType; hint: string }> = {
   queued: { label: 'Queued', tag: 'info', hint: 'Waiting for a worker.' },
-  running: { label: 'Running', tag: 'primary', hint: 'Spark is reading the data.' },
+  running: { label: 'Running', tag: 'primary', hint: 'An engine is reading the data.' },
   passed: { label: 'Passed', tag: 'success', hint: 'Every check passed.' },
   failed: { label: 'Failed', tag: 'danger', hint: 'At least one check failed.' },
   error: { label: 'Error', tag: 'warning', hint: 'At least one check could not be evaluated.' },
+  unknown: { label: 'Unknown', tag: 'info', hint: 'No check failed, but at least one could not decide (no expected value yet).' },
   cancelled: { label: 'Cancelled', tag: 'info', hint: 'The run was cancelled.' },
 }
 
@@ -88,6 +89,8 @@ const COMPARISON_NAMES: Record<string, string> = {
   monthly_avg: 'Monthly average',
   last_7_day_avg: 'Last 7 days average',
   last_30_day_avg: 'Last 30 days average',
+  last_7_runs_3_sigma: 'Dynamic range: last 7 normal runs, mean ± 3σ',
+  last_7_runs_20_pct: 'Dynamic range: last 7 normal runs, mean ± 20%',
   src_table_total_rows: 'Source table row count',
   target_table_total_rows: 'Target table row count',
   comparison_query: 'Comparison query',
@@ -111,13 +114,30 @@ export function comparisonInWords(result: Pick<Result, 'comparison_type' | 'comp
   if (source.source === 'anomaly') return `Anomaly detection, its centre${source.learned ? `: ${source.learned.sentence}` : ''}`
   if (source.baseline_runs !== undefined) {
     const runs = source.baseline_runs
-    const window = source.window ? ` from ${formatDate(source.window.start)} to ${formatDate(source.window.end)}` : ''
+    const window = windowInWords(source.window)
     if (!runs.length) return `${comparisonName(kind)}: no earlier results${window}`
     const list = runs.length > 4 ? `${runs.slice(0, 4).map((r) => `#${r}`).join(', ')} and ${runs.length - 4} more` : runs.map((r) => `#${r}`).join(', ')
     const values = source.values ?? runs.length
     return `${comparisonName(kind)} of ${values} earlier result${values === 1 ? '' : 's'} (run${runs.length === 1 ? '' : 's'} ${list})${window}`
   }
   return comparisonName(kind)
+}
+
+/**
+ * Where earlier results were looked for, as a clause: " from 1 Nov 2026 to 8 Nov 2026", " before
+ * 8 Nov 2026" (no start: every earlier date), " over the last 7 runs" (a window counted in runs,
+ * which has no dates); '' when the source names none, rather than "from — to —".
+ */
+export function windowInWords(window: ComparisonSource['window']): string {
+  if (!window) return ''
+  if (typeof window === 'string') {
+    const counted = /^last_(\d+)_(runs|days)$/.exec(window)
+    return counted ? ` over the last ${counted[1]} ${counted[2]}` : ` (${window.replace(/_/g, ' ')})`
+  }
+  const latest = window.latest ? `, the latest ${window.latest}` : ''
+  if (window.start && window.end) return ` from ${formatDate(window.start)} to ${formatDate(window.end)}${latest}`
+  if (window.end) return ` before ${formatDate(window.end)}${latest}`
+  return latest
 }
 
 export const DIMENSIONS: Record<string, { label: string; blurb: string }> = {

@@ -109,18 +109,15 @@ final class ColumnProfile implements Serializable {
       case DATE: moment(row.getInt(i)); break;
       case TIMESTAMP: moment(row.getLong(i)); break;
       case STRING: text(row.getUTF8String(i)); break;
-      case BOOLEAN: {
-        long bit = row.getBoolean(i) ? 1 : 0;
-        if (!counted(Hashing.ofLong(bit), bit)) distinct.add(Hashing.ofLong(bit));
-        break;
-      }
+      case BOOLEAN: flag(row.getBoolean(i)); break;
       default: break;
     }
   }
 
   /**
    * One column of a batch the scan decoded (column by column: the scan's own vectors, without
-   * building rows); the same figures as `add`, row by row.
+   * building rows); the same figures as `add`. The two switches stay apart on purpose: one typed
+   * getter call per value, no accessor object between the loop and the vector on this hot path.
    */
   void addVector(ColumnVector vector, int rows) {
     boolean nulls = vector.hasNull();
@@ -143,11 +140,7 @@ final class ColumnProfile implements Serializable {
         case DATE: moment(vector.getInt(r)); break;
         case TIMESTAMP: moment(vector.getLong(r)); break;
         case STRING: text(vector.getUTF8String(r)); break;
-        case BOOLEAN: {
-          long bit = vector.getBoolean(r) ? 1 : 0;
-          if (!counted(Hashing.ofLong(bit), bit)) distinct.add(Hashing.ofLong(bit));
-          break;
-        }
+        case BOOLEAN: flag(vector.getBoolean(r)); break;
         default: break;
       }
     }
@@ -204,6 +197,12 @@ final class ColumnProfile implements Serializable {
     } else {
       for (long t = 0; t < times; t++) quantiles.add(value);
     }
+  }
+
+  private void flag(boolean value) {
+    long bit = value ? 1 : 0;
+    long hash = Hashing.ofLong(bit);
+    if (!counted(hash, bit)) distinct.add(hash);
   }
 
   private void whole(long value) {

@@ -4,7 +4,7 @@ import java.io.Serializable;
 
 /**
  * A HyperLogLog of 2^12 registers (4 KB a column, small enough to stay in a core's cache beside the
- * other columns' figures) over 64-bit hashes (the caller's XXH64), estimated with Ertl's
+ * other columns' figures) over 64-bit hashes (Hashing's), estimated with Ertl's
  * improved estimator ("New cardinality estimation algorithms for HyperLogLog sketches", 2017): no
  * bias-correction tables and no switch to linear counting, a standard error of about 1.6% over the
  * whole range (Spark's approx_count_distinct answers within 5% by default). Mergeable: the register-wise maximum.

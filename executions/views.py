@@ -106,7 +106,6 @@ RUN_WAIT_BUSY = inline_serializer(
     },
 )
 VERDICT_RESPONSES = {
-    400: OpenApiResponse(API_ERROR, description="A bad body, or `wait` not a whole number up to DQ_RUN_WAIT_MAX."),
     408: OpenApiResponse(RUN_VERDICT, description="DQ_VERDICT=TIMEOUT: the wait ended first; the run goes on."),
     409: OpenApiResponse(RUN_VERDICT, description="DQ_VERDICT=BLOCKED: a check with failure strategy block failed."),
     424: OpenApiResponse(RUN_VERDICT, description="DQ_VERDICT=ERROR: the run ended error (or was cancelled)."),
@@ -217,7 +216,6 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         parameters=[WAIT_PARAMETER],
         responses={
             200: RUN_VERDICT,
-            404: OpenApiResponse(API_ERROR, description="No such run, or one you may not see."),
             **VERDICT_RESPONSES,
         },
         description="A run's verdict for a workflow scheduler, after waiting up to `?wait=S` seconds (default "

@@ -9626,13 +9626,13 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description A bad body, or `wait` not a whole number up to DQ_RUN_WAIT_MAX. */
+            /** @description The request is not valid; `fields` names what to fix. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not signed in (a missing, wrong or expired token). */
@@ -9942,13 +9942,13 @@ export interface operations {
                     "application/json": components["schemas"]["RunVerdict"];
                 };
             };
-            /** @description A bad body, or `wait` not a whole number up to DQ_RUN_WAIT_MAX. */
+            /** @description The request is not valid; `fields` names what to fix. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not signed in (a missing, wrong or expired token). */
@@ -9969,13 +9969,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such run, or one you may not see. */
+            /** @description No such object, not one you may see, or a page past the end of a list. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description DQ_VERDICT=TIMEOUT: the wait ended first; the run goes on. */

@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 from playwright.sync_api import expect
 
 from watching.tests import conftest as watching_fixtures
 
 from .conftest import ARTIFACTS, sign_in, unexpected
+from .test_rules_as_code import VERDICT
 
 lake, make_check = watching_fixtures.lake, watching_fixtures.make_check
 
@@ -127,12 +129,32 @@ def test_the_checks_pages_speak_chinese_and_fit_at_1024_and_1440_px(chinese_page
     expect(page.get_by_test_id("empty-state")).to_contain_text("没有符合这些筛选条件的检查。")
     assert_no_english(page, "No check matches")
 
-    # The import dialog.
+    # The import dialog, and the dry run of a file with a new check and a broken one.
     page.get_by_test_id("import-checks").click()
     dialog = page.get_by_test_id("import-dialog")
     expect(dialog.locator(".el-dialog__title")).to_have_text("导入 check.yaml")
     expect(dialog.get_by_test_id("import-dry-run")).to_have_text("试运行")
     assert_no_english(page, "Dry run", "Upload a file")
+    entry = {"template": "null_check", "params": {"src_datasource": "lake", "src_table": "orders", **VERDICT}}
+    document = {
+        "version": 1,
+        "checks": [
+            {"name": "void orders", **entry, "params": {**entry["params"], "src_field": "status"}},
+            {"name": "typo", **entry, "params": {**entry["params"], "src_field": "stauts"}},
+        ],
+    }
+    text = yaml.safe_dump(document, sort_keys=False)
+    typo_line = next(n for n, line in enumerate(text.splitlines(), 1) if "stauts" in line)
+    dialog.locator("textarea").fill(text)
+    dialog.get_by_test_id("import-dry-run").click()
+    expect(page.get_by_test_id("import-count-added")).to_have_text("新增 1")
+    expect(page.get_by_test_id("import-count-refused")).to_have_text("拒绝 1")
+    expect(page.get_by_test_id("outcome-void orders")).to_have_text("新增")
+    expect(page.get_by_test_id("outcome-typo")).to_have_text("拒绝")
+    expect(page.get_by_test_id("errors-typo")).to_contain_text(f"第 {typo_line} 行 · params.src_field")
+    expect(page.get_by_test_id("import-plan")).to_contain_text("请修正或删除被拒绝的检查，然后再次试运行。")
+    assert headers(page, "import-plan-table") == ["检查", "结果", "将发生的变更"]
+    assert_no_english(page, "Refused", "What would change", "Fix or remove")
     problems += fits(page, "checks-import")
     page.keyboard.press("Escape")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .models import Check, CheckVersion, TemplateVersion
 from .params import validate_params
 
@@ -43,7 +45,8 @@ def _versions(check: Check) -> tuple[CheckVersion, TemplateVersion]:
     target = check.template.refresh_definition()
     if current.definition_id == target.pk:
         raise AlreadyCurrent(
-            f"Check {check.name!r} already uses the current version of template {check.template.key} (v{target.number})."
+            _("Check %(name)s already uses the current version of template %(template)s (v%(version)s).")
+            % {"name": repr(check.name), "template": check.template.key, "version": target.number}
         )
     return current, target
 

@@ -66,10 +66,13 @@ def clean_bound(kind: str | None, value: Any, title: str, column: str) -> int | 
     if kind == TIMESTAMP:
         return _timestamp(value, title, column)
     if kind in (TEXT, BOOLEAN):
-        raise BoundProblem(
-            f"Column {column!r} holds {'text' if kind == TEXT else 'true/false'} values; a value range needs a "
-            "numeric, date or timestamp column."
-        )
+        if kind == TEXT:
+            message = _("Column %(column)s holds text values; a value range needs a numeric, date or timestamp column.")
+        else:
+            message = _(
+                "Column %(column)s holds true/false values; a value range needs a numeric, date or timestamp column."
+            )
+        raise BoundProblem(message % {"column": repr(column)})
     # A type the catalog names in a way this module does not know: any bound form, the run decides.
     if isinstance(value, str) and not _looks_numeric(value):
         return _timestamp(value, title, column)

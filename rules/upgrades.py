@@ -96,12 +96,13 @@ def _is_list_of_names(value: Any) -> bool:
 
 
 def _change(path: str, change: str, before: Any, after: Any) -> dict[str, Any]:
+    values = {"path": path, "before": _show(before), "after": _show(after)}
     text = {
-        "added": f"{path}: added {_show(after)}",
-        "removed": f"{path}: removed {_show(before)}",
-        "changed": f"{path}: {_show(before)} → {_show(after)}",
-        "reordered": f"{path}: order {_show(before)} → {_show(after)}",
-    }[change]
+        "added": _("%(path)s: added %(after)s"),
+        "removed": _("%(path)s: removed %(before)s"),
+        "changed": _("%(path)s: %(before)s → %(after)s"),
+        "reordered": _("%(path)s: order %(before)s → %(after)s"),
+    }[change] % values
     return {"path": path, "change": change, "before": before, "after": after, "summary": text}
 
 

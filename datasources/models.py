@@ -97,12 +97,16 @@ class Datasource(models.Model):
 
     SERVER_TYPES = (Type.POSTGRESQL, Type.MYSQL)
 
-    name = models.CharField(max_length=100, help_text="A short name users pick in forms (unique among alive ones).")
+    name = models.CharField(
+        max_length=100, help_text=gettext_lazy("A short name users pick in forms (unique among alive ones).")
+    )
     type = models.CharField(max_length=20, choices=Type.choices)
     description = models.TextField(blank=True)
     host = models.CharField(max_length=255, blank=True)
     port = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Leave empty for the type's usual port (PostgreSQL 5432, MySQL 3306)."
+        null=True,
+        blank=True,
+        help_text=gettext_lazy("Leave empty for the type's usual port (PostgreSQL 5432, MySQL 3306)."),
     )
     database = models.CharField(max_length=255, blank=True)
     username = models.CharField(max_length=255, blank=True)
@@ -111,29 +115,36 @@ class Datasource(models.Model):
     path = models.CharField(
         max_length=1000,
         blank=True,
-        help_text="File sources: a directory under DQ_FILE_ROOTS, or an hdfs:// or s3a:// URI.",
+        help_text=gettext_lazy("File sources: a directory under DQ_FILE_ROOTS, or an hdfs:// or s3a:// URI."),
     )
     format = models.CharField(max_length=10, choices=FileFormat.choices, blank=True)
     options = models.JSONField(
         default=dict,
         blank=True,
-        help_text='Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}.',
+        help_text=gettext_lazy('Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}.'),
     )
     allowed_groups = models.ManyToManyField(
-        Group, blank=True, related_name="datasources", help_text="Leave empty to let every signed-in user use it."
+        Group,
+        blank=True,
+        related_name="datasources",
+        help_text=gettext_lazy("Leave empty to let every signed-in user use it."),
     )
     # Who answers for the data (DatasourceQuerySet.owned_by): set by admins only.
     owners = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
         related_name="owned_datasources",
-        help_text="Users who may release and re-validate its batches and acknowledge, resolve and mute its incidents.",
+        help_text=gettext_lazy(
+            "Users who may release and re-validate its batches and acknowledge, resolve and mute its incidents."
+        ),
     )
     owner_groups = models.ManyToManyField(
         Group,
         blank=True,
         related_name="owned_datasources",
-        help_text="Groups whose members may release and re-validate its batches and handle its incidents.",
+        help_text=gettext_lazy(
+            "Groups whose members may release and re-validate its batches and handle its incidents."
+        ),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

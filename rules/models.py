@@ -75,12 +75,16 @@ class RuleTemplate(models.Model):
         CONSISTENCY = "consistency", gettext_lazy("Consistency")
         CUSTOM = "custom", gettext_lazy("Custom")
 
-    key = models.SlugField(max_length=64, unique=True, help_text="Stable identifier used by the API and in YAML.")
+    key = models.SlugField(
+        max_length=64, unique=True, help_text=gettext_lazy("Stable identifier used by the API and in YAML.")
+    )
     name = models.CharField(max_length=120)
     rule_type = models.CharField(max_length=32, choices=RuleType.choices)
     dimension = models.CharField(max_length=20, choices=Dimension.choices)
     description = models.TextField()
-    rule_json = models.JSONField(help_text="The metric definition the engine executes (validated on save).")
+    rule_json = models.JSONField(
+        help_text=gettext_lazy("The metric definition the engine executes (validated on save).")
+    )
     version = models.PositiveIntegerField(default=1, editable=False)
     definition_hash = models.CharField(max_length=64, editable=False, blank=True)
     builtin = models.BooleanField(default=False, editable=False)
@@ -178,21 +182,25 @@ class InputEntry(models.Model):
     placeholder = models.CharField(max_length=255, blank=True)
     help = models.TextField(blank=True)
     default = models.JSONField(null=True, blank=True)
-    options = models.JSONField(default=list, blank=True, help_text='Fixed options: [{"label": ..., "value": ...}].')
+    options = models.JSONField(
+        default=list, blank=True, help_text=gettext_lazy('Fixed options: [{"label": ..., "value": ...}].')
+    )
     option_source = models.CharField(max_length=20, choices=OptionSource.choices, blank=True)
     depends_on = models.SlugField(
-        max_length=64, blank=True, help_text="The field whose change reloads and clears this one."
+        max_length=64, blank=True, help_text=gettext_lazy("The field whose change reloads and clears this one.")
     )
     shown_when = models.JSONField(
         default=dict,
         blank=True,
-        help_text='Show only when other fields hold these values, e.g. {"comparison_type": "fix_value"}.',
+        help_text=gettext_lazy('Show only when other fields hold these values, e.g. {"comparison_type": "fix_value"}.'),
     )
-    constraints = models.JSONField(default=dict, blank=True, help_text='Extra limits, e.g. {"min": 0}.')
+    constraints = models.JSONField(default=dict, blank=True, help_text=gettext_lazy('Extra limits, e.g. {"min": 0}.'))
     required = models.BooleanField(default=False)
     shown = models.BooleanField(default=True)
     editable = models.BooleanField(default=True)
-    reloads_dependents = models.BooleanField(default=False, help_text="A change reloads the fields that depend on it.")
+    reloads_dependents = models.BooleanField(
+        default=False, help_text=gettext_lazy("A change reloads the fields that depend on it.")
+    )
 
     class Meta:
         ordering = ["field"]
@@ -291,8 +299,12 @@ class TemplateVersion(models.Model):
     template = models.ForeignKey(RuleTemplate, on_delete=models.CASCADE, related_name="definitions")
     number = models.PositiveIntegerField()
     rule_json = models.JSONField()
-    inputs = models.JSONField(help_text="The resolved inputs (entry attributes with overrides), in order.")
-    comparison_types = models.JSONField(help_text="The allowed comparison types' fields, in rule_json's order.")
+    inputs = models.JSONField(
+        help_text=gettext_lazy("The resolved inputs (entry attributes with overrides), in order.")
+    )
+    comparison_types = models.JSONField(
+        help_text=gettext_lazy("The allowed comparison types' fields, in rule_json's order.")
+    )
     definition_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -341,7 +353,9 @@ class ComparisonType(models.Model):
         PARTITION = "partition", gettext_lazy("Range only: a baseline per partition")
 
     # 40: results store the key (executions.Result.comparison_type).
-    key = models.SlugField(max_length=40, unique=True, help_text="Stable identifier; cannot change once saved.")
+    key = models.SlugField(
+        max_length=40, unique=True, help_text=gettext_lazy("Stable identifier; cannot change once saved.")
+    )
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True)
     source = models.CharField(max_length=10, choices=Source.choices)
@@ -359,7 +373,7 @@ class ComparisonType(models.Model):
         max_length=10,
         choices=Batch.choices,
         blank=True,
-        help_text="Data: whose rows are counted; range: `partition` for a baseline per partition.",
+        help_text=gettext_lazy("Data: whose rows are counted; range: `partition` for a baseline per partition."),
     )
     position = models.PositiveIntegerField(default=0)
 
@@ -444,10 +458,11 @@ class Check(models.Model):
         blank=True,
         default="",
         choices=[(key, key.capitalize()) for key in QUALITY_DIMENSIONS],
-        help_text="The quality dimension the check is scored in; empty: its template's.",
+        help_text=gettext_lazy("The quality dimension the check is scored in; empty: its template's."),
     )
     enabled = models.BooleanField(
-        default=True, help_text="A disabled check is skipped by schedules and by the runs of a batch or table."
+        default=True,
+        help_text=gettext_lazy("A disabled check is skipped by schedules and by the runs of a batch or table."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -577,14 +592,17 @@ class CheckVersion(models.Model):
         on_delete=models.PROTECT,
         null=True,
         related_name="check_versions",
-        help_text="The template version this check version computes with.",
+        help_text=gettext_lazy("The template version this check version computes with."),
     )
     params = models.JSONField()
     content_hash = models.CharField(max_length=64)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     message = models.CharField(
-        max_length=MESSAGE_MAX_LENGTH, blank=True, default="", help_text="What changed in this version, and why."
+        max_length=MESSAGE_MAX_LENGTH,
+        blank=True,
+        default="",
+        help_text=gettext_lazy("What changed in this version, and why."),
     )
     datasources = models.ManyToManyField(
         "datasources.Datasource", through="CheckVersionDatasource", related_name="check_versions", blank=True
@@ -666,7 +684,9 @@ class RejectedSuggestion(models.Model):
     column = models.CharField(max_length=500)
     kind = models.CharField(max_length=40)
     fingerprint = models.CharField(max_length=64)
-    params = models.JSONField(default=dict, help_text="The suggested check's params, as they were offered.")
+    params = models.JSONField(
+        default=dict, help_text=gettext_lazy("The suggested check's params, as they were offered.")
+    )
     rejected_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     rejected_at = models.DateTimeField(auto_now_add=True)
     reason = models.TextField(blank=True)

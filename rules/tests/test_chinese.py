@@ -179,3 +179,20 @@ def test_the_catalog_messages_module_lists_the_catalog_as_it_is_now():
         "Time column (date or timestamp)",
     ):
         assert f'"{text}"' in written
+
+
+def test_a_check_cloned_in_chinese_is_named_as_a_chinese_user_would_name_a_copy(cast, api_as, valid_params):
+    api = api_as(cast.author)
+    created = api.post(
+        "/api/v1/checks/",
+        {"name": "订单空值", "template": "null_check", "params": valid_params["null_check"]},
+        format="json",
+    ).json()
+    first = api.post(f"/api/v1/checks/{created['id']}/clone/", **CHINESE).json()
+    second = api.post(f"/api/v1/checks/{created['id']}/clone/", **CHINESE).json()
+    third = api.post(f"/api/v1/checks/{created['id']}/clone/").json()
+    assert (first["name"], second["name"], third["name"]) == (
+        "订单空值（副本）",
+        "订单空值（副本 2）",
+        "订单空值 (copy)",
+    )

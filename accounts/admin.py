@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import TokenProxy
 
 from .models import ApiToken
@@ -51,7 +52,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
             raise PermissionDenied
         if request.method == "POST":
             token.delete()
-            self.message_user(request, f"{token.user}'s API token is revoked.", messages.SUCCESS)
+            self.message_user(request, _("%(user)s's API token is revoked.") % {"user": token.user}, messages.SUCCESS)
             return redirect("admin:accounts_apitoken_changelist")
         context = {**self.admin_site.each_context(request), "token": token, "opts": self.model._meta}
         return TemplateResponse(request, "admin/accounts/revoke_token.html", context)

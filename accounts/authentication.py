@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -20,6 +21,6 @@ class ExpiringTokenAuthentication(TokenAuthentication):
         user, token = super().authenticate_credentials(key)
         if token_expiry(token) <= timezone.now():
             raise AuthenticationFailed(
-                "The token has expired. Get a new one with POST /api/v1/auth/token/ (username and password)."
+                _("The token has expired. Get a new one with POST /api/v1/auth/token/ (username and password).")
             )
         return user, token

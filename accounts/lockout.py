@@ -14,8 +14,7 @@ from django.db.models import Max
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
-
-LOCKED_MESSAGE = "Too many failed sign-ins for this username from your address. Try again in {minutes} minute(s)."
+from django.utils.translation import ngettext
 
 
 def seconds_until_unlocked(request, credentials: dict | None = None) -> int:
@@ -32,7 +31,12 @@ def seconds_until_unlocked(request, credentials: dict | None = None) -> int:
 
 
 def locked_message(seconds: int) -> str:
-    return LOCKED_MESSAGE.format(minutes=max(1, math.ceil(seconds / 60)))
+    minutes = max(1, math.ceil(seconds / 60))
+    return ngettext(
+        "Too many failed sign-ins for this username from your address. Try again in %(minutes)s minute.",
+        "Too many failed sign-ins for this username from your address. Try again in %(minutes)s minutes.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:

@@ -20,8 +20,8 @@ KEY_PREFIX_LENGTH = 4
 class ApiToken(Token):
     class Meta:
         proxy = True
-        verbose_name = "API token"
-        verbose_name_plural = "API tokens"
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
 
     def __str__(self) -> str:
         return f"{self.user} ({self.key_prefix})"

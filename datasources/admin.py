@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy
 
 from .connectors import ConnectorError, connector_for
 from .models import Datasource
@@ -13,9 +14,11 @@ class DatasourceAdminForm(forms.ModelForm):
         required=False,
         strip=False,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
-        help_text="Write-only. Leave blank to keep the stored password; tick “clear password” to remove it.",
+        help_text=gettext_lazy(
+            "Write-only. Leave blank to keep the stored password; tick “clear password” to remove it."
+        ),
     )
-    clear_password = forms.BooleanField(required=False, label="Clear password")
+    clear_password = forms.BooleanField(required=False, label=gettext_lazy("Clear password"))
 
     class Meta:
         model = Datasource
@@ -66,11 +69,11 @@ class DatasourceAdminForm(forms.ModelForm):
 
 
 class DeletedFilter(admin.SimpleListFilter):
-    title = "state"
+    title = gettext_lazy("state")
     parameter_name = "state"
 
     def lookups(self, request, model_admin):
-        return [("alive", "In use"), ("deleted", "Deleted")]
+        return [("alive", gettext_lazy("In use")), ("deleted", gettext_lazy("Deleted"))]
 
     def queryset(self, request, queryset):
         if self.value() == "alive":
@@ -95,17 +98,20 @@ class DatasourceAdmin(admin.ModelAdmin):
     actions = ["test_connection"]
     fieldsets = [
         (None, {"fields": ["name", "type", "description"]}),
-        ("Database server", {"fields": ["host", "port", "database", "username", "password", "clear_password"]}),
-        ("Files", {"fields": ["path", "format"]}),
-        ("Advanced", {"fields": ["options", "allowed_groups"]}),
-        ("Owners: release batches, handle incidents", {"fields": ["owners", "owner_groups"]}),
+        (
+            gettext_lazy("Database server"),
+            {"fields": ["host", "port", "database", "username", "password", "clear_password"]},
+        ),
+        (gettext_lazy("Files"), {"fields": ["path", "format"]}),
+        (gettext_lazy("Advanced"), {"fields": ["options", "allowed_groups"]}),
+        (gettext_lazy("Owners: release batches, handle incidents"), {"fields": ["owners", "owner_groups"]}),
     ]
 
-    @admin.display(boolean=True, description="Password set")
+    @admin.display(boolean=True, description=gettext_lazy("Password set"))
     def has_password(self, obj: Datasource) -> bool:
         return obj.has_password
 
-    @admin.display(description="Groups")
+    @admin.display(description=gettext_lazy("Groups"))
     def groups(self, obj: Datasource) -> str:
         return ", ".join(g.name for g in obj.allowed_groups.all()) or "everyone"
 
@@ -120,7 +126,7 @@ class DatasourceAdmin(admin.ModelAdmin):
         for datasource in queryset.filter(deleted_at__isnull=True):
             datasource.soft_delete()
 
-    @admin.action(description="Test connection")
+    @admin.action(description=gettext_lazy("Test connection"))
     def test_connection(self, request, queryset):
         for datasource in queryset:
             try:

@@ -11,6 +11,8 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from . import crypto
 from .connectors import default_port
@@ -85,22 +87,26 @@ class Datasource(models.Model):
     class Type(models.TextChoices):
         POSTGRESQL = "postgresql", "PostgreSQL"
         MYSQL = "mysql", "MySQL / MariaDB"
-        FILE = "file", "Files (Parquet, CSV, JSON, ORC)"
+        FILE = "file", gettext_lazy("Files (Parquet, CSV, JSON, ORC)")
 
     class FileFormat(models.TextChoices):
         PARQUET = "parquet", "Parquet"
         CSV = "csv", "CSV"
-        JSON = "json", "JSON (one object per line)"
+        JSON = "json", gettext_lazy("JSON (one object per line)")
         ORC = "orc", "ORC"
 
     SERVER_TYPES = (Type.POSTGRESQL, Type.MYSQL)
 
-    name = models.CharField(max_length=100, help_text="A short name users pick in forms (unique among alive ones).")
+    name = models.CharField(
+        max_length=100, help_text=gettext_lazy("A short name users pick in forms (unique among alive ones).")
+    )
     type = models.CharField(max_length=20, choices=Type.choices)
     description = models.TextField(blank=True)
     host = models.CharField(max_length=255, blank=True)
     port = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Leave empty for the type's usual port (PostgreSQL 5432, MySQL 3306)."
+        null=True,
+        blank=True,
+        help_text=gettext_lazy("Leave empty for the type's usual port (PostgreSQL 5432, MySQL 3306)."),
     )
     database = models.CharField(max_length=255, blank=True)
     username = models.CharField(max_length=255, blank=True)
@@ -109,29 +115,36 @@ class Datasource(models.Model):
     path = models.CharField(
         max_length=1000,
         blank=True,
-        help_text="File sources: a directory under DQ_FILE_ROOTS, or an hdfs:// or s3a:// URI.",
+        help_text=gettext_lazy("File sources: a directory under DQ_FILE_ROOTS, or an hdfs:// or s3a:// URI."),
     )
     format = models.CharField(max_length=10, choices=FileFormat.choices, blank=True)
     options = models.JSONField(
         default=dict,
         blank=True,
-        help_text='Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}.',
+        help_text=gettext_lazy('Driver or reader options, e.g. {"sslmode": "require"} or {"delimiter": ";"}.'),
     )
     allowed_groups = models.ManyToManyField(
-        Group, blank=True, related_name="datasources", help_text="Leave empty to let every signed-in user use it."
+        Group,
+        blank=True,
+        related_name="datasources",
+        help_text=gettext_lazy("Leave empty to let every signed-in user use it."),
     )
     # Who answers for the data (DatasourceQuerySet.owned_by): set by admins only.
     owners = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
         related_name="owned_datasources",
-        help_text="Users who may release and re-validate its batches and acknowledge, resolve and mute its incidents.",
+        help_text=gettext_lazy(
+            "Users who may release and re-validate its batches and acknowledge, resolve and mute its incidents."
+        ),
     )
     owner_groups = models.ManyToManyField(
         Group,
         blank=True,
         related_name="owned_datasources",
-        help_text="Groups whose members may release and re-validate its batches and handle its incidents.",
+        help_text=gettext_lazy(
+            "Groups whose members may release and re-validate its batches and handle its incidents."
+        ),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -203,63 +216,77 @@ class Datasource(models.Model):
             return self._file_problems()
         if self.type in self.SERVER_TYPES:
             return self._server_problems()
-        return {"type": [f"Unknown type {self.type!r}; choose one of {', '.join(self.Type.values)}."]}
+        return {
+            "type": [
+                _("Unknown type %(type)s; choose one of %(types)s.")
+                % {"type": repr(self.type), "types": ", ".join(self.Type.values)}
+            ]
+        }
 
     def _server_problems(self) -> dict[str, list[str]]:
         problems: dict[str, list[str]] = {}
         if not self.host.strip():
-            problems["host"] = ["A host name or IP address is required for a database server."]
+            problems["host"] = [_("A host name or IP address is required for a database server.")]
         elif not re.fullmatch(r"[A-Za-z0-9.\-:\[\]_]+", self.host):
-            problems["host"] = ["A host may contain only letters, digits, dots, dashes and colons."]
+            problems["host"] = [_("A host may contain only letters, digits, dots, dashes and colons.")]
         self.fill_default_port()
         if not 1 <= self.port <= 65535:
-            problems["port"] = ["A port must be between 1 and 65535."]
+            problems["port"] = [_("A port must be between 1 and 65535.")]
         if not self.database.strip():
-            problems["database"] = ["The database to read is required."]
+            problems["database"] = [_("The database to read is required.")]
         if not self.username.strip():
-            problems["username"] = ["A user name is required."]
+            problems["username"] = [_("A user name is required.")]
         if self.path or self.format:
-            problems.setdefault("path", []).append("Only file datasources take a path and a format.")
+            problems.setdefault("path", []).append(_("Only file datasources take a path and a format."))
         problems.update(self._option_problems())
         return problems
 
     def _file_problems(self) -> dict[str, list[str]]:
         problems: dict[str, list[str]] = {}
         if not self.format:
-            problems["format"] = [f"Choose the file format: {', '.join(self.FileFormat.values)}."]
+            problems["format"] = [
+                _("Choose the file format: %(formats)s.") % {"formats": ", ".join(self.FileFormat.values)}
+            ]
         path_problem = self._path_problem()
         if path_problem:
             problems["path"] = [path_problem]
         if self.host or self.database or self.username or self.password_ciphertext:
-            problems["host"] = ["File datasources take no host, database, user name or password."]
+            problems["host"] = [_("File datasources take no host, database, user name or password.")]
         problems.update(self._option_problems())
         return problems
 
     def _path_problem(self) -> str | None:
         if not self.path.strip():
-            return "A directory path or an hdfs:// or s3a:// URI is required."
+            return _("A directory path or an hdfs:// or s3a:// URI is required.")
         scheme = urlsplit(self.path).scheme
         if scheme in REMOTE_SCHEMES:
             return None
         if scheme not in ("", "file"):
-            return f"Unsupported URI scheme {scheme!r}: use a local path, hdfs:// or s3a://."
+            return _("Unsupported URI scheme %(scheme)s: use a local path, hdfs:// or s3a://.") % {
+                "scheme": repr(scheme)
+            }
         local = Path(urlsplit(self.path).path if scheme == "file" else self.path)
         if not local.is_absolute():
-            return "A local path must be absolute."
+            return _("A local path must be absolute.")
         resolved = local.resolve()
         roots = settings.DQ_FILE_ROOTS
         if not any(resolved == root or root in resolved.parents for root in roots):
-            allowed = ", ".join(str(r) for r in roots) or "(none configured)"
-            return f"The path must lie under one of the allowed file roots (DQ_FILE_ROOTS): {allowed}."
+            allowed = ", ".join(str(r) for r in roots) or _("(none configured)")
+            return _("The path must lie under one of the allowed file roots (DQ_FILE_ROOTS): %(roots)s.") % {
+                "roots": allowed
+            }
         return None
 
     def _option_problems(self) -> dict[str, list[str]]:
         if not isinstance(self.options, dict):
-            return {"options": ["Options must be a JSON object of names to values."]}
+            return {"options": [_("Options must be a JSON object of names to values.")]}
         bad = [k for k, v in self.options.items() if not OPTION_KEY.match(str(k)) or isinstance(v, (dict, list))]
         if bad:
             return {
-                "options": [f"Option names must be simple identifiers with scalar values: {', '.join(map(str, bad))}."]
+                "options": [
+                    _("Option names must be simple identifiers with scalar values: %(names)s.")
+                    % {"names": ", ".join(map(str, bad))}
+                ]
             }
         problem = self._engine_problem()
         return {"options": [problem]} if problem else {}
@@ -276,11 +303,16 @@ class Datasource(models.Model):
 
         engine = self.pinned_engine
         if engine not in CHOICES:
-            return f"The engine option must be one of {', '.join(CHOICES)}; got {engine!r}."
+            return _("The engine option must be one of %(engines)s; got %(engine)s.") % {
+                "engines": ", ".join(CHOICES),
+                "engine": repr(engine),
+            }
         if engine == AUTO:
             return None
         reason = make_engine(engine).reason_cannot_read(self.engine_source_shape())
-        return f"The {engine} engine cannot read this datasource: {reason}" if reason else None
+        if not reason:
+            return None
+        return _("The %(engine)s engine cannot read this datasource: %(reason)s") % {"engine": engine, "reason": reason}
 
     def engine_source_shape(self):
         """What kind of source the engine sees (no table, no secret): what an engine pin is checked

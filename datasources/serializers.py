@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from accounts.rights import datasource_permissions
@@ -103,12 +104,14 @@ class DatasourceSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
 
     def validate_name(self, name: str) -> str:
         # A deleted datasource frees its name (the database constraint is on alive rows only).
-        name = plain_name(name, "A datasource's name")
+        name = plain_name(name, _("A datasource's name"))
         clash = Datasource.objects.alive().filter(name=name)
         if self.instance is not None:
             clash = clash.exclude(pk=self.instance.pk)
         if clash.exists():
-            raise serializers.ValidationError(f"A datasource named {name!r} already exists; pick another name.")
+            raise serializers.ValidationError(
+                _("A datasource named %(name)s already exists; pick another name.") % {"name": repr(name)}
+            )
         return name
 
     def validate(self, attrs):

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import logging
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, status, viewsets
 from rest_framework.decorators import action
@@ -22,11 +24,11 @@ class SourceUnavailable(APIException):
     """The datasource itself did not answer: the gateway's upstream failed, not the request."""
 
     status_code = status.HTTP_502_BAD_GATEWAY
-    default_detail = "The datasource could not be reached."
+    default_detail = gettext_lazy("The datasource could not be reached.")
 
 
 class AdminWritesOnly(permissions.BasePermission):
-    message = "Only administrators may create, change or delete datasources."
+    message = gettext_lazy("Only administrators may create, change or delete datasources.")
 
     def has_permission(self, request, view):
         if request.method in permissions.SAFE_METHODS:
@@ -145,7 +147,7 @@ class DatasourceViewSet(viewsets.ModelViewSet):
         datasource = self.get_object()
         table = request.query_params.get("table", "").strip()
         if not table:
-            raise ValidationError({"table": ["This query parameter is required: a table name from tables/."]})
+            raise ValidationError({"table": [_("This query parameter is required: a table name from tables/.")]})
         text = search_text(request.query_params).casefold()
         try:
             columns = connector_for(datasource).columns(table)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -47,9 +48,9 @@ def error_body(detail: Any, status_code: int) -> dict[str, Any]:
         if general:
             message = " ".join(general)
         elif fields:
-            message = "Some fields are not valid: " + ", ".join(_field_paths(fields)) + "."
+            message = _("Some fields are not valid: %(fields)s.") % {"fields": ", ".join(_field_paths(fields))}
         else:
-            message = "The request is not valid."
+            message = _("The request is not valid.")
         return {"message": message, "fields": fields}
     if isinstance(detail, dict):
         return {"message": str(detail["detail"]), "fields": {}}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import requires_csrf_token
 
 from . import views
@@ -25,20 +26,22 @@ def _json(message: str, status: int) -> JsonResponse:
 @requires_csrf_token
 def bad_request(request, exception=None):
     if _api(request):
-        return _json("The request is not valid.", 400)
-    return HttpResponse("Bad request.", status=400, content_type="text/plain; charset=utf-8")
+        return _json(_("The request is not valid."), 400)
+    return HttpResponse(_("Bad request."), status=400, content_type="text/plain; charset=utf-8")
 
 
 @requires_csrf_token
 def permission_denied(request, exception=None):
     if _api(request):
-        return _json(str(exception) if exception and str(exception) else "You may not do this.", 403)
-    return HttpResponse("Forbidden.", status=403, content_type="text/plain; charset=utf-8")
+        return _json(str(exception) if exception and str(exception) else _("You may not do this."), 403)
+    return HttpResponse(_("Forbidden."), status=403, content_type="text/plain; charset=utf-8")
 
 
 def not_found(request, exception=None):
     if _api(request):
-        return _json(f"No API endpoint at {request.path}; the endpoints are listed at /api/docs/.", 404)
+        return _json(
+            _("No API endpoint at %(path)s; the endpoints are listed at /api/docs/.") % {"path": request.path}, 404
+        )
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
     response = views.render_spa(request)  # the app's router shows its not-found page
@@ -49,9 +52,9 @@ def not_found(request, exception=None):
 @requires_csrf_token
 def server_error(request):
     if _api(request):
-        return _json("The server failed to answer this request; the error is in its log.", 500)
+        return _json(_("The server failed to answer this request; the error is in its log."), 500)
     return HttpResponse(
-        "The server failed to answer this request; the error is in its log.",
+        _("The server failed to answer this request; the error is in its log."),
         status=500,
         content_type="text/plain; charset=utf-8",
     )

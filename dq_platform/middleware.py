@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from .language import request_language
 
 
 def too_large_message() -> str:
     limit = settings.DQ_MAX_BODY_BYTES
-    return f"The request body is larger than the limit of {limit:,} bytes (DQ_MAX_BODY_BYTES)."
+    return _("The request body is larger than the limit of %(limit)s bytes (DQ_MAX_BODY_BYTES).") % {
+        "limit": f"{limit:,}"
+    }
 
 
 class BodySizeLimit:
@@ -33,6 +39,12 @@ class BodySizeLimit:
 
 
 def too_large_response(request) -> HttpResponse:
+    # Refused before RequestLanguage runs: the answer takes the request's language itself.
+    with translation.override(request_language(request)):
+        return _too_large_response(request)
+
+
+def _too_large_response(request) -> HttpResponse:
     if request.path.startswith("/api/"):
         return JsonResponse({"message": too_large_message(), "fields": {}}, status=413)
     return HttpResponse(too_large_message(), status=413, content_type="text/plain; charset=utf-8")

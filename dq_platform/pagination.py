@@ -10,6 +10,7 @@ says the list got shorter since the caller counted it.
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
@@ -22,8 +23,14 @@ MAX_PAGE_SIZE = 500
 def _whole_number(raw: str, name: str, maximum: int | None = None) -> int:
     text = raw.strip()
     if as_id(text) is None or (maximum is not None and int(text) > maximum):
-        upper = f" to {maximum}" if maximum is not None else " or more"
-        raise ValidationError({name: [f"A whole number from 1{upper}; got {raw!r}."]})
+        if maximum is not None:
+            message = _("A whole number from 1 to %(maximum)s; got %(value)s.") % {
+                "maximum": maximum,
+                "value": repr(raw),
+            }
+        else:
+            message = _("A whole number from 1 or more; got %(value)s.") % {"value": repr(raw)}
+        raise ValidationError({name: [message]})
     return int(text)
 
 
@@ -46,7 +53,8 @@ class Pages(PageNumberPagination):
                 raise ValidationError(
                     {
                         word: [
-                            f"Not a parameter of this API: page with ?page= and ?page_size= (1 to {self.max_page_size})."
+                            _("Not a parameter of this API: page with ?page= and ?page_size= (1 to %(maximum)s).")
+                            % {"maximum": self.max_page_size}
                         ]
                     }
                 )

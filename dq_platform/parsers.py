@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from rest_framework import parsers
 from rest_framework.exceptions import APIException, ParseError, ValidationError
 
@@ -37,7 +38,7 @@ class JSONParser(parsers.JSONParser):
         try:
             data = super().parse(body, media_type, parser_context)
         except RecursionError:
-            raise ParseError("JSON parse error: the body is nested too deeply; send at most a few levels.") from None
+            raise ParseError(_("JSON parse error: the body is nested too deeply; send at most a few levels.")) from None
         problems = unencodable_fields(data)
         if problems:
             # A `\ud800` escape is valid JSON but not text anything can store or send back.

@@ -12,6 +12,7 @@ applied to its `visible_to(user)` queryset, so neither reaches a row the list wo
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import ValidationError
 
 from dq_platform.ids import as_id
@@ -25,9 +26,16 @@ def search_text(params, name: str = "search") -> str:
     """The text to search for, stripped; '' when absent or blank."""
     text = params.get(name, "").strip()
     if len(text) > SEARCH_MAX_LENGTH:
-        raise ValidationError({name: [f"At most {SEARCH_MAX_LENGTH} characters; got {len(text)}."]})
+        raise ValidationError(
+            {
+                name: [
+                    _("At most %(limit)s characters; got %(length)s.")
+                    % {"limit": SEARCH_MAX_LENGTH, "length": len(text)}
+                ]
+            }
+        )
     if "\x00" in text:
-        raise ValidationError({name: ["Text without NUL characters."]})
+        raise ValidationError({name: [_("Text without NUL characters.")]})
     return text
 
 
@@ -40,8 +48,15 @@ def id_list(params, name: str = "ids") -> list[int] | None:
     wrong = [part for part in parts if as_id(part) is None]
     if wrong:
         raise ValidationError(
-            {name: [f"Ids are whole numbers from 1, comma-separated; not {', '.join(map(repr, wrong[:5]))}."]}
+            {
+                name: [
+                    _("Ids are whole numbers from 1, comma-separated; not %(values)s.")
+                    % {"values": ", ".join(map(repr, wrong[:5]))}
+                ]
+            }
         )
     if len(parts) > MAX_IDS:
-        raise ValidationError({name: [f"At most {MAX_IDS} ids at once; got {len(parts)}."]})
+        raise ValidationError(
+            {name: [_("At most %(limit)s ids at once; got %(count)s.") % {"limit": MAX_IDS, "count": len(parts)}]}
+        )
     return [as_id(part) for part in parts]

@@ -8,6 +8,7 @@ import math
 import unicodedata
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 
@@ -20,13 +21,14 @@ def control_character(text: str) -> str | None:
     return None
 
 
-def plain_name(name: str, what: str = "A name") -> str:
+def plain_name(name: str, what: str | None = None) -> str:
     """`name` stripped; ValidationError when it holds a control character (a CR/LF in a name
     would forge lines in logs, e-mail subjects and exported files)."""
     char = control_character(name)
     if char is not None:
         raise serializers.ValidationError(
-            f"{what} is one line of text without control characters; it holds U+{ord(char):04X}."
+            _("%(what)s is one line of text without control characters; it holds %(character)s.")
+            % {"what": what or _("A name"), "character": f"U+{ord(char):04X}"}
         )
     return name.strip()
 
@@ -36,12 +38,28 @@ def unencodable(text: str) -> str | None:
     (a YAML or SQL field) the message starts with the line."""
     for position, char in enumerate(text):
         if "\ud800" <= char <= "\udfff":
-            why = f"The text holds a lone surrogate (U+{ord(char):04X}), which is not valid Unicode text; remove it."
+            why = _("The text holds a lone surrogate (%(character)s), which is not valid Unicode text; remove it.") % {
+                "character": f"U+{ord(char):04X}"
+            }
         elif char == "\x00":
-            why = "The text holds a NUL character (U+0000); remove it."
+            why = _("The text holds a NUL character (U+0000); remove it.")
         else:
             continue
-        return f"line {text.count(chr(10), 0, position) + 1}: {why}" if "\n" in text else why
+        if "\n" not in text:
+            return why
+        return _("line %(line)s: %(problem)s") % {"line": text.count(chr(10), 0, position) + 1, "problem": why}
+    return None
+
+
+def unencodable_key(key: str) -> str | None:
+    """Why a JSON key cannot be kept, or None."""
+    for char in key:
+        if "\ud800" <= char <= "\udfff":
+            return _("A key holds a lone surrogate (%(character)s), which is not valid Unicode text; remove it.") % {
+                "character": f"U+{ord(char):04X}"
+            }
+        if char == "\x00":
+            return _("A key holds a NUL character (U+0000); remove it.")
     return None
 
 
@@ -58,12 +76,12 @@ def unencodable_fields(data: Any) -> dict[str, Any]:
             why = unencodable(value)
         elif isinstance(value, float) and not math.isfinite(value):
             # `1e999` is valid JSON that Python reads as infinity: no bound, threshold or count.
-            why = "Not a finite number; infinity and NaN are not accepted."
+            why = _("Not a finite number; infinity and NaN are not accepted.")
         elif isinstance(value, dict):
             for key, item in value.items():
-                key_why = unencodable(str(key))
+                key_why = unencodable_key(str(key))
                 if key_why:
-                    _put(found, path or ("body",), key_why.replace("The text", "A key"))
+                    _put(found, path or ("body",), key_why)
                 else:
                     stack.append(((*path, str(key)), item))
         elif isinstance(value, list):

@@ -5,6 +5,7 @@ import json
 from django import forms
 from django.contrib import admin
 from django.forms.models import BaseInlineFormSet
+from django.utils.translation import gettext_lazy
 
 from .models import (
     Check,
@@ -23,7 +24,9 @@ class RuleTemplateForm(forms.ModelForm):
     class Meta:
         model = RuleTemplate
         fields = ["key", "name", "rule_type", "dimension", "description", "rule_json"]
-        help_texts = {"rule_json": "The metric definition; checked against the rule_json schema when you save."}
+        help_texts = {
+            "rule_json": gettext_lazy("The metric definition; checked against the rule_json schema when you save.")
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -87,7 +90,7 @@ class RuleTemplateAdmin(admin.ModelAdmin):
     readonly_fields = ["version", "builtin", "metric_summary"]
     inlines = [TemplateInputInline, TemplateVersionInline]
 
-    @admin.display(description="Metric")
+    @admin.display(description=gettext_lazy("Metric"))
     def metric_summary(self, obj: RuleTemplate) -> str:
         return json.dumps(obj.rule_json.get("metric", {}), sort_keys=True) if obj.pk else ""
 

@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from accounts.rights import check_permissions
@@ -24,8 +26,7 @@ from .ownership import owner_problem
 ACTIONS = ("enable", "disable", "add_tag", "remove_tag", "set_owner", "delete", "run")
 # The right each action needs (accounts/rights.py).
 NEEDS = {"run": "run", "delete": "delete"}
-NOT_YOURS = "Only the check's owner or an administrator may {what} it."
-NOT_VISIBLE = "No such check, or one you may not see."
+NOT_VISIBLE = gettext_lazy("No such check, or one you may not see.")
 
 
 class BulkRequestSerializer(serializers.Serializer):
@@ -42,15 +43,19 @@ class BulkRequestSerializer(serializers.Serializer):
     def validate(self, attrs):
         problems = {}
         if attrs["action"] in ("add_tag", "remove_tag") and not attrs.get("tag"):
-            problems["tag"] = ["Name the tag to add or remove."]
+            problems["tag"] = [_("Name the tag to add or remove.")]
         if attrs["action"] == "set_owner":
             name = attrs.get("owner", "")
             owner = get_user_model().objects.filter(username=name, is_active=True).first() if name else None
             if owner is None:
-                problems["owner"] = [f"No active user named {name!r}." if name else "Name the new owner (a username)."]
+                problems["owner"] = [
+                    _("No active user named %(name)s.") % {"name": repr(name)}
+                    if name
+                    else _("Name the new owner (a username).")
+                ]
             attrs["owner"] = owner
         if len(set(attrs["checks"])) != len(attrs["checks"]):
-            problems["checks"] = ["A check is listed twice."]
+            problems["checks"] = [_("A check is listed twice.")]
         if problems:
             raise serializers.ValidationError(problems)
         return attrs
@@ -71,10 +76,13 @@ def apply(action: str, ids: list[int], user, tag: str | None = None, owner=None)
     for pk in ids:
         check = visible.get(pk)
         if check is None:
-            outcomes[pk] = Outcome(pk, "", False, NOT_VISIBLE)
+            outcomes[pk] = Outcome(pk, "", False, str(NOT_VISIBLE))
         elif NEEDS.get(action, "change") not in check_permissions(user, check.owner_id):
-            what = "delete" if action == "delete" else "change"
-            outcomes[pk] = Outcome(pk, check.name, False, NOT_YOURS.format(what=what))
+            if action == "delete":
+                refusal = _("Only the check's owner or an administrator may delete it.")
+            else:
+                refusal = _("Only the check's owner or an administrator may change it.")
+            outcomes[pk] = Outcome(pk, check.name, False, refusal)
         else:
             allowed.append(check)
     if action == "run":
@@ -93,43 +101,50 @@ def _change(action: str, check: Check, user, tag, owner) -> Outcome:
     if action in ("enable", "disable"):
         wanted = action == "enable"
         if check.enabled == wanted:
-            return outcome(True, f"Already {action}d.")
+            return outcome(True, _("Already enabled.") if wanted else _("Already disabled."))
         Check.objects.filter(pk=check.pk).update(enabled=wanted)
-        return outcome(True, f"{action.capitalize()}d.")
+        return outcome(True, _("Enabled.") if wanted else _("Disabled."))
+    named = {"tag": repr(tag)}
     if action == "add_tag":
-        return outcome(True, f"Tagged {tag!r}." if add_tag(check, tag) else f"Already tagged {tag!r}.")
+        return outcome(True, (_("Tagged %(tag)s.") if add_tag(check, tag) else _("Already tagged %(tag)s.")) % named)
     if action == "remove_tag":
-        return outcome(True, f"Tag {tag!r} removed." if remove_tag(check, tag) else f"Had no tag {tag!r}.")
+        removed = remove_tag(check, tag)
+        return outcome(True, (_("Tag %(tag)s removed.") if removed else _("Had no tag %(tag)s.")) % named)
     if action == "set_owner":
         problem = owner_problem(check, owner)
         if problem:
             return outcome(False, problem)
         Check.objects.filter(pk=check.pk).update(owner=owner)
-        return outcome(True, f"Now owned by {owner.get_username()}.")
+        return outcome(True, _("Now owned by %(user)s.") % {"user": owner.get_username()})
     check.soft_delete()  # "delete"
-    return outcome(True, "Deleted.")
+    return outcome(True, _("Deleted."))
 
 
 def _run(checks: list[Check], user) -> dict[int, Outcome]:
     """One run of the enabled checks; when that run is refused (a check reads a deleted
     datasource), each check is started on its own so the refusal names the check it is about."""
-    outcomes = {c.pk: Outcome(c.pk, c.name, False, "Disabled: enable it to run it.") for c in checks if not c.enabled}
+    disabled = _("Disabled: enable it to run it.")
+    outcomes = {c.pk: Outcome(c.pk, c.name, False, disabled) for c in checks if not c.enabled}
     runnable = [c for c in checks if c.enabled]
     if not runnable:
         return outcomes
     try:
-        run, _ = start_run(runnable, user, trigger=Run.Trigger.MANUAL)
+        run, _created = start_run(runnable, user, trigger=Run.Trigger.MANUAL)
     except RunRequestInvalid:
         for check in runnable:
             try:
-                run, _ = start_run([check], user, trigger=Run.Trigger.MANUAL)
+                run, _created = start_run([check], user, trigger=Run.Trigger.MANUAL)
             except RunRequestInvalid as exc:
                 outcomes[check.pk] = Outcome(check.pk, check.name, False, " ".join(_messages(exc)))
             else:
-                outcomes[check.pk] = Outcome(check.pk, check.name, True, f"Started in run {run.pk}.")
+                outcomes[check.pk] = Outcome(check.pk, check.name, True, _started(run))
         return outcomes
-    outcomes.update((c.pk, Outcome(c.pk, c.name, True, f"Started in run {run.pk}.")) for c in runnable)
+    outcomes.update((c.pk, Outcome(c.pk, c.name, True, _started(run))) for c in runnable)
     return outcomes
+
+
+def _started(run: Run) -> str:
+    return _("Started in run %(run)s.") % {"run": run.pk}
 
 
 def _messages(exc: RunRequestInvalid) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from dq_platform.text import plain_name
@@ -17,11 +18,14 @@ MAX_TAGS = 20
 
 def tag_name(text: str) -> str:
     """A tag as stored: one line, stripped, 1–50 characters; ValidationError otherwise."""
-    name = plain_name(text, "A tag")
+    name = plain_name(text, _("A tag"))
     if not name:
-        raise serializers.ValidationError("A tag needs at least one character that is not a space.")
+        raise serializers.ValidationError(_("A tag needs at least one character that is not a space."))
     if len(name) > MAX_TAG_LENGTH:
-        raise serializers.ValidationError(f"A tag has at most {MAX_TAG_LENGTH} characters; this one has {len(name)}.")
+        raise serializers.ValidationError(
+            _("A tag has at most %(limit)s characters; this one has %(length)s.")
+            % {"limit": MAX_TAG_LENGTH, "length": len(name)}
+        )
     return name
 
 

@@ -4,6 +4,8 @@ with the same tags. Validated like any new check, for the cloner."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from .models import Check
 
 MAX_NAME = Check._meta.get_field("name").max_length
@@ -14,7 +16,8 @@ def clone_name(name: str) -> str:
     taken = set(Check.objects.alive().filter(name__startswith=name[: MAX_NAME - 20]).values_list("name", flat=True))
     number = 1
     while True:
-        suffix = " (copy)" if number == 1 else f" (copy {number})"
+        # The name is stored: in the language of whoever clones, as they would have typed it.
+        suffix = _(" (copy)") if number == 1 else _(" (copy %(number)s)") % {"number": number}
         candidate = name[: MAX_NAME - len(suffix)] + suffix
         if candidate not in taken:
             return candidate

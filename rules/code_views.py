@@ -4,6 +4,8 @@ call these; rules/yaml_io.py does the reading and writing."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
@@ -31,7 +33,7 @@ IMPORT_PARAMETERS = [
 
 class PlanChangedConflict(APIException):
     status_code = status.HTTP_409_CONFLICT
-    default_detail = "The checks changed since the dry run."
+    default_detail = gettext_lazy("The checks changed since the dry run.")
 
 
 def selected(checks, request):
@@ -42,17 +44,26 @@ def selected(checks, request):
         return checks
     parts = [part for part in raw.split(",") if part.strip()]
     if not parts:
-        raise ValidationError({"ids": ["Name at least one check id (ids=1,2,3)."]})
+        raise ValidationError({"ids": [_("Name at least one check id (ids=1,2,3).")]})
     if len(parts) > MAX_EXPORT_IDS:
-        raise ValidationError({"ids": [f"At most {MAX_EXPORT_IDS} checks at once; {len(parts)} were named."]})
+        raise ValidationError(
+            {
+                "ids": [
+                    _("At most %(limit)s checks at once; %(count)s were named.")
+                    % {"limit": MAX_EXPORT_IDS, "count": len(parts)}
+                ]
+            }
+        )
     ids = [as_id(part) for part in parts]
     bad = [part.strip()[:30] for part, found in zip(parts, ids, strict=True) if found is None]
     if bad:
-        raise ValidationError({"ids": [f"Check ids are whole numbers: {', '.join(bad)}."]})
+        raise ValidationError({"ids": [_("Check ids are whole numbers: %(ids)s.") % {"ids": ", ".join(bad)}]})
     checks = checks.filter(pk__in=ids)
     missing = sorted(set(ids) - set(checks.values_list("pk", flat=True)))
     if missing:
-        raise ValidationError({"ids": [f"No check you can see has id {', '.join(map(str, missing))}."]})
+        raise ValidationError(
+            {"ids": [_("No check you can see has id %(ids)s.") % {"ids": ", ".join(map(str, missing))}]}
+        )
     return checks
 
 
@@ -110,7 +121,7 @@ def import_answer(request) -> Response:
     body = request.data if isinstance(request.data, dict) else {}
     text = request.data if isinstance(request.data, str) else body.get("yaml", "")
     if not isinstance(text, str):
-        raise ValidationError({"yaml": ["The check.yaml text, as a string."]})
+        raise ValidationError({"yaml": [_("The check.yaml text, as a string.")]})
     dry_run = _flag(body.get("dry_run", request.query_params.get("dry_run", "")), "dry_run")
     try:
         message = version_message(body.get("message", request.query_params.get("message", "")))
@@ -118,7 +129,7 @@ def import_answer(request) -> Response:
         raise ValidationError({"message": [str(exc)]}) from None
     plan = body.get("plan", request.query_params.get("plan")) or None
     if plan is not None and not isinstance(plan, str):
-        raise ValidationError({"plan": ["The dry run's `plan`, as a string."]})
+        raise ValidationError({"plan": [_("The dry run's `plan`, as a string.")]})
     try:
         if dry_run:
             return Response(plan_import(text, request.user).answer())
@@ -142,4 +153,4 @@ def _flag(value, name: str) -> bool:
         return True
     if text in FALSE:
         return False
-    raise ValidationError({name: ["true or false."]})
+    raise ValidationError({name: [_("true or false.")]})

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 SOURCES = ("fixed", "history", "range", "data", "anomaly")
 BATCHES = ("source", "target")
 RANGE_SCOPES = ("", "partition")
@@ -146,7 +148,9 @@ def window_bounds(window: str, data_time: datetime) -> Window:
 def definition_problems(source: str, window: str, aggregation: str, batch: str) -> dict[str, list[str]]:
     """Field-level problems with a comparison type's fields; empty when a run can evaluate it."""
     if source not in SOURCES:
-        return {"source": [f"Choose where the expected value comes from: {', '.join(SOURCES)}."]}
+        return {
+            "source": [_("Choose where the expected value comes from: %(sources)s.") % {"sources": ", ".join(SOURCES)}]
+        }
     problems: dict[str, list[str]] = {}
     unused = {
         "fixed": ("window", "aggregation", "batch"),
@@ -158,28 +162,36 @@ def definition_problems(source: str, window: str, aggregation: str, batch: str) 
     values = {"window": window, "aggregation": aggregation, "batch": batch}
     for name in unused:
         if values[name]:
-            problems[name] = [f"A {source} comparison takes no {name}; leave it empty."]
+            problems[name] = [
+                _("A %(source)s comparison takes no %(field)s; leave it empty.") % {"source": source, "field": name}
+            ]
     if source == "history":
         problems.update(_history_problems(window, aggregation))
     if source == "range":
         problems.update(_range_problems(window, aggregation))
         if batch not in RANGE_SCOPES:
             problems["batch"] = [
-                "A range learns from whole-table results (leave batch empty) or per partition (batch: partition)."
+                _("A range learns from whole-table results (leave batch empty) or per partition (batch: partition).")
             ]
     if source == "anomaly":
         counted = COUNTED_WINDOW.match(window or "")
         if counted is None or not 2 <= int(counted["n"]) <= MAX_WINDOW_LENGTH:
             problems["window"] = [
-                f"Anomaly detection learns from a counted window: last_<N>_days or last_<N>_runs, N from 2 to "
-                f"{MAX_WINDOW_LENGTH} (got {window!r})."
+                _(
+                    "Anomaly detection learns from a counted window: last_<N>_days or last_<N>_runs, N from 2 to "
+                    "%(limit)s (got %(window)s)."
+                )
+                % {"limit": MAX_WINDOW_LENGTH, "window": repr(window)}
             ]
         if batch not in RANGE_SCOPES:
             problems["batch"] = [
-                "Anomaly detection learns from whole-table results (leave batch empty) or per partition (batch: partition)."
+                _(
+                    "Anomaly detection learns from whole-table results (leave batch empty) "
+                    "or per partition (batch: partition)."
+                )
             ]
     if source == "data" and batch not in BATCHES:
-        problems["batch"] = [f"Say whose rows are counted: {' or '.join(BATCHES)}."]
+        problems["batch"] = [_("Say whose rows are counted: %(batches)s.") % {"batches": " or ".join(BATCHES)}]
     return problems
 
 
@@ -187,11 +199,17 @@ def _history_problems(window: str, aggregation: str) -> dict[str, list[str]]:
     problems: dict[str, list[str]] = {}
     counted = COUNTED_WINDOW.match(window or "")
     if window not in FIXED_WINDOWS and counted is None:
-        problems["window"] = [f"Unknown window {window!r}; use one of {WINDOW_FORMS} (e.g. last_14_days)."]
+        problems["window"] = [
+            _("Unknown window %(window)s; use one of %(forms)s (e.g. last_14_days).")
+            % {"window": repr(window), "forms": WINDOW_FORMS}
+        ]
     elif counted is not None and int(counted["n"]) > MAX_WINDOW_LENGTH:
-        problems["window"] = [f"A window may span at most {MAX_WINDOW_LENGTH} days or runs."]
+        problems["window"] = [_("A window may span at most %(limit)s days or runs.") % {"limit": MAX_WINDOW_LENGTH}]
     if aggregation not in AGGREGATIONS:
-        problems["aggregation"] = [f"Unknown aggregation {aggregation!r}; use one of {', '.join(AGGREGATIONS)}."]
+        problems["aggregation"] = [
+            _("Unknown aggregation %(aggregation)s; use one of %(aggregations)s.")
+            % {"aggregation": repr(aggregation), "aggregations": ", ".join(AGGREGATIONS)}
+        ]
     return problems
 
 
@@ -199,11 +217,17 @@ def _range_problems(window: str, aggregation: str) -> dict[str, list[str]]:
     problems: dict[str, list[str]] = {}
     counted = COUNTED_WINDOW.match(window or "")
     if counted is None:
-        problems["window"] = [f"A range needs a counted window: last_<N>_runs or last_<N>_days (got {window!r})."]
+        problems["window"] = [
+            _("A range needs a counted window: last_<N>_runs or last_<N>_days (got %(window)s).")
+            % {"window": repr(window)}
+        ]
     elif not 2 <= int(counted["n"]) <= MAX_WINDOW_LENGTH:
-        problems["window"] = [f"A range's window spans 2 to {MAX_WINDOW_LENGTH} days or runs."]
+        problems["window"] = [_("A range's window spans 2 to %(limit)s days or runs.") % {"limit": MAX_WINDOW_LENGTH}]
     if RANGE_SPREAD.match(aggregation or "") is None:
-        problems["aggregation"] = [f"Unknown spread {aggregation!r}; use {SPREAD_FORMS} (e.g. sigma_3, pct_20)."]
+        problems["aggregation"] = [
+            _("Unknown spread %(aggregation)s; use %(forms)s (e.g. sigma_3, pct_20).")
+            % {"aggregation": repr(aggregation), "forms": SPREAD_FORMS}
+        ]
     return problems
 
 

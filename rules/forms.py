@@ -9,10 +9,14 @@ the field above them changes (`link` names those fields, so the SPA clears stale
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 from datasources.models import Datasource
 
+from .catalog_text import catalog_options, catalog_text
 from .models import ComparisonType, ResolvedInput, RuleTemplate
 from .schema import MAPPING_OPERATORS, param_choices
 
@@ -46,9 +50,9 @@ def _rule(entry: ResolvedInput, template: RuleTemplate, user, by_field: dict[str
     rule: dict[str, Any] = {
         "type": "input",
         "field": entry.field,
-        "title": entry["title"],
-        "info": entry["help"],
-        "props": {"placeholder": entry["placeholder"], "disabled": not entry["editable"]},
+        "title": catalog_text(entry["title"]),
+        "info": catalog_text(entry["help"]),
+        "props": {"placeholder": catalog_text(entry["placeholder"]), "disabled": not entry["editable"]},
         "validate": _validate(entry),
         "col": {"span": 12 if entry.field in HALF_WIDTH else 24},
     }
@@ -61,24 +65,35 @@ def _rule(entry: ResolvedInput, template: RuleTemplate, user, by_field: dict[str
 
 def _validate(entry: ResolvedInput) -> list[dict[str, Any]]:
     rules: list[dict[str, Any]] = []
+    title = catalog_text(entry["title"])
     if entry["required"]:
-        verb = "Pick" if entry["form_type"] == "select" else "Enter"
-        what = "at least one value" if entry["value_type"] == "list" else entry["title"].lower()
-        rules.append({"required": True, "message": f"{verb} {what}: it is required.", "trigger": "change"})
+        if entry["value_type"] == "list":
+            message = _("Enter at least one value: it is required.")
+        elif entry["form_type"] == "select":
+            message = _("Pick %(field)s: it is required.") % {"field": _lower_first(title)}
+        else:
+            message = _("Enter %(field)s: it is required.") % {"field": _lower_first(title)}
+        rules.append({"required": True, "message": message, "trigger": "change"})
     if entry["value_type"] in ("number", "integer"):
-        rules.append({"type": "number", "message": f"{entry['title']} must be a number.", "trigger": "change"})
+        message = _("%(field)s must be a number.") % {"field": title}
+        rules.append({"type": "number", "message": message, "trigger": "change"})
     return rules
 
 
-def _input(rule, entry, **_):
+def _lower_first(title: str) -> str:
+    """ "Source column" → "source column" inside a sentence (Chinese has no case: unchanged)."""
+    return title[:1].lower() + title[1:]
+
+
+def _input(rule, entry, **_ignored):
     rule["props"]["clearable"] = True
 
 
-def _textarea(rule, entry, **_):
+def _textarea(rule, entry, **_ignored):
     rule["props"].update({"type": "textarea", "rows": 3, "autosize": {"minRows": 2, "maxRows": 8}})
 
 
-def _input_number(rule, entry, **_):
+def _input_number(rule, entry, **_ignored):
     rule["type"] = "inputNumber"
     rule["props"]["controlsPosition"] = "right"
     if "min" in entry["constraints"]:
@@ -93,7 +108,7 @@ def _select(rule, entry, *, template, user, by_field):
     source = entry["option_source"]
     if entry["value_type"] == "list":
         rule["props"].update({"multiple": True, "allowCreate": True, "defaultFirstOption": True})
-        rule["options"] = list(entry["options"])
+        rule["options"] = catalog_options(entry["options"])
     elif source == "datasources":
         rule["options"] = [
             {"label": f"{d.name} ({_kind(d)})", "value": d.pk}
@@ -102,16 +117,16 @@ def _select(rule, entry, *, template, user, by_field):
     elif source == "comparison_types":
         allowed = template.allowed_comparison_types()
         names = dict(ComparisonType.objects.filter(key__in=allowed).values_list("key", "name"))
-        rule["options"] = [{"label": names.get(key, key), "value": key} for key in allowed]
+        rule["options"] = [{"label": catalog_text(names.get(key, key)), "value": key} for key in allowed]
     elif source in ("tables", "columns"):
         _fetch_options(rule, entry, by_field)
     else:  # a param feeding a metric field with fixed values takes them from the engine's vocabulary
-        rule["options"] = param_choices(template.metric).get(entry.field) or list(entry["options"])
+        rule["options"] = catalog_options(param_choices(template.metric).get(entry.field) or entry["options"])
 
 
 def _kind(datasource: Datasource) -> str:
     if datasource.type == Datasource.Type.FILE:
-        return f"{datasource.get_format_display().split(' ')[0]} files"
+        return _("%(format)s files") % {"format": re.split(r"[ (（]", datasource.get_format_display())[0]}
     return datasource.get_type_display()
 
 
@@ -151,7 +166,7 @@ def _parent_chain(field: str, by_field: dict[str, ResolvedInput]) -> list[str]:
     return chain
 
 
-def _group(rule, entry, *, by_field, **_):
+def _group(rule, entry, *, by_field, **_ignored):
     """mapping_columns: repeatable rows of {src_field, operator, target_field}, each column a select
     of the catalog's columns of its table, like the single-column fields above it."""
     rule["type"] = "group"
@@ -160,31 +175,42 @@ def _group(rule, entry, *, by_field, **_):
         "min": 1 if entry["required"] else 0,
         "expand": 1,
         "rule": [
-            _mapping_column("src_field", "Source column", "src_table", by_field),
+            _mapping_column("src_field", "source", "src_table", by_field),
             {
                 "type": "select",
                 "field": "operator",
-                "title": "Match",
+                "title": _("Match"),
                 "value": "=",
                 "options": list(MAPPING_OPERATORS),
                 "col": {"span": 6},
             },
-            _mapping_column("target_field", "Target column", "target_table", by_field),
+            _mapping_column("target_field", "target", "target_table", by_field),
         ],
     }
 
 
-def _mapping_column(field: str, title: str, table_field: str, by_field: dict[str, ResolvedInput]) -> dict[str, Any]:
-    """A column select inside the mapping group. Rows of a form-create group are sub-forms, so the
-    table and datasource come from the whole form (`$topForm`), not from the row (`$form`)."""
-    side = title.split()[0].lower()
+def _mapping_column(field: str, side: str, table_field: str, by_field: dict[str, ResolvedInput]) -> dict[str, Any]:
+    """A column select inside the mapping group (`side`: source or target). Rows of a form-create
+    group are sub-forms, so the table and datasource come from the whole form (`$topForm`), not
+    from the row (`$form`)."""
+    source = side == "source"
     column: dict[str, Any] = {
         "type": "select",
         "field": field,
-        "title": title,
-        "props": {"placeholder": f"Pick a column of the {side} table", "filterable": True, "clearable": True},
+        "title": _("Source column") if source else _("Target column"),
+        "props": {
+            "placeholder": _("Pick a column of the source table") if source else _("Pick a column of the target table"),
+            "filterable": True,
+            "clearable": True,
+        },
         "options": [],
-        "validate": [{"required": True, "message": f"Pick the {side} column.", "trigger": "change"}],
+        "validate": [
+            {
+                "required": True,
+                "message": _("Pick the source column.") if source else _("Pick the target column."),
+                "trigger": "change",
+            }
+        ],
         "col": {"span": 9},
     }
     if table_field not in by_field:
@@ -206,7 +232,7 @@ def _mapping_column(field: str, title: str, table_field: str, by_field: dict[str
 ROW_CHECKS_URL = "/api/v1/row-checks"
 
 
-def _yaml(rule, entry, **_):
+def _yaml(rule, entry, **_ignored):
     """check.yaml / contract.yaml: the SPA's `dq-yaml-editor` component (CodeMirror 6, registered
     with form-create), validating as you type against `validate`, with a sample run against `preview`.
     The editor sends the form's datasource and table with the text."""

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .comparison_types import AGGREGATIONS, WINDOW_FORMS, ComparisonSpec, definition_problems, template_problems
 from .schema import rule_json_problems
@@ -59,26 +61,30 @@ def comparison_snapshots(ComparisonType, keys: list[str]) -> list[dict[str, str]
 
 class RuleTemplate(models.Model):
     class RuleType(models.TextChoices):
-        SINGLE_TABLE = "single_table", "Single table"
-        SINGLE_TABLE_CUSTOM_SQL = "single_table_custom_sql", "Single table, custom SQL"
-        MULTI_TABLE_ACCURACY = "multi_table_accuracy", "Multi-table accuracy"
-        MULTI_TABLE_COMPARISON = "multi_table_comparison", "Two-table comparison"
+        SINGLE_TABLE = "single_table", gettext_lazy("Single table")
+        SINGLE_TABLE_CUSTOM_SQL = "single_table_custom_sql", gettext_lazy("Single table, custom SQL")
+        MULTI_TABLE_ACCURACY = "multi_table_accuracy", gettext_lazy("Multi-table accuracy")
+        MULTI_TABLE_COMPARISON = "multi_table_comparison", gettext_lazy("Two-table comparison")
 
     class Dimension(models.TextChoices):
-        COMPLETENESS = "completeness", "Completeness"
-        UNIQUENESS = "uniqueness", "Uniqueness"
-        VALIDITY = "validity", "Validity"
-        TIMELINESS = "timeliness", "Timeliness"
-        ACCURACY = "accuracy", "Accuracy"
-        CONSISTENCY = "consistency", "Consistency"
-        CUSTOM = "custom", "Custom"
+        COMPLETENESS = "completeness", gettext_lazy("Completeness")
+        UNIQUENESS = "uniqueness", gettext_lazy("Uniqueness")
+        VALIDITY = "validity", gettext_lazy("Validity")
+        TIMELINESS = "timeliness", gettext_lazy("Timeliness")
+        ACCURACY = "accuracy", gettext_lazy("Accuracy")
+        CONSISTENCY = "consistency", gettext_lazy("Consistency")
+        CUSTOM = "custom", gettext_lazy("Custom")
 
-    key = models.SlugField(max_length=64, unique=True, help_text="Stable identifier used by the API and in YAML.")
+    key = models.SlugField(
+        max_length=64, unique=True, help_text=gettext_lazy("Stable identifier used by the API and in YAML.")
+    )
     name = models.CharField(max_length=120)
     rule_type = models.CharField(max_length=32, choices=RuleType.choices)
     dimension = models.CharField(max_length=20, choices=Dimension.choices)
     description = models.TextField()
-    rule_json = models.JSONField(help_text="The metric definition the engine executes (validated on save).")
+    rule_json = models.JSONField(
+        help_text=gettext_lazy("The metric definition the engine executes (validated on save).")
+    )
     version = models.PositiveIntegerField(default=1, editable=False)
     definition_hash = models.CharField(max_length=64, editable=False, blank=True)
     builtin = models.BooleanField(default=False, editable=False)
@@ -137,37 +143,37 @@ class RuleTemplate(models.Model):
 
 class InputEntry(models.Model):
     class FormType(models.TextChoices):
-        INPUT = "input", "Text input"
-        INPUT_NUMBER = "input_number", "Number input"
-        SELECT = "select", "Select"
-        TEXTAREA = "textarea", "Text area"
-        GROUP = "group", "Repeatable group"
-        YAML = "yaml", "YAML editor"
+        INPUT = "input", gettext_lazy("Text input")
+        INPUT_NUMBER = "input_number", gettext_lazy("Number input")
+        SELECT = "select", gettext_lazy("Select")
+        TEXTAREA = "textarea", gettext_lazy("Text area")
+        GROUP = "group", gettext_lazy("Repeatable group")
+        YAML = "yaml", gettext_lazy("YAML editor")
 
     class ValueType(models.TextChoices):
-        STRING = "string", "Text"
-        INTEGER = "integer", "Whole number"
-        NUMBER = "number", "Number"
-        CHOICE = "choice", "One of the options"
-        LIST = "list", "List of values"
-        DATASOURCE = "datasource", "Datasource id"
-        TABLE = "table", "Table of the datasource above"
-        COLUMN = "column", "Column of the table above"
-        SQL_FILTER = "sql_filter", "SQL boolean filter"
-        SQL_SELECT = "sql_select", "Read-only SQL SELECT"
-        REGEXP = "regexp", "Regular expression"
-        DATETIME = "datetime", "Date and time (YYYY-MM-DD HH:MM:SS)"
-        MAPPING = "mapping", "Column pairs"
-        CHECK_YAML = "check_yaml", "Row checks (check.yaml)"
-        OUTPUT_PATH = "output_path", "Folder under the allowed file roots"
-        RANGE_BOUND = "range_bound", "Number, date or timestamp, as the column above holds"
+        STRING = "string", gettext_lazy("Text")
+        INTEGER = "integer", gettext_lazy("Whole number")
+        NUMBER = "number", gettext_lazy("Number")
+        CHOICE = "choice", gettext_lazy("One of the options")
+        LIST = "list", gettext_lazy("List of values")
+        DATASOURCE = "datasource", gettext_lazy("Datasource id")
+        TABLE = "table", gettext_lazy("Table of the datasource above")
+        COLUMN = "column", gettext_lazy("Column of the table above")
+        SQL_FILTER = "sql_filter", gettext_lazy("SQL boolean filter")
+        SQL_SELECT = "sql_select", gettext_lazy("Read-only SQL SELECT")
+        REGEXP = "regexp", gettext_lazy("Regular expression")
+        DATETIME = "datetime", gettext_lazy("Date and time (YYYY-MM-DD HH:MM:SS)")
+        MAPPING = "mapping", gettext_lazy("Column pairs")
+        CHECK_YAML = "check_yaml", gettext_lazy("Row checks (check.yaml)")
+        OUTPUT_PATH = "output_path", gettext_lazy("Folder under the allowed file roots")
+        RANGE_BOUND = "range_bound", gettext_lazy("Number, date or timestamp, as the column above holds")
 
     class OptionSource(models.TextChoices):
-        NONE = "", "Fixed options"
-        DATASOURCES = "datasources", "Datasources the user may use"
-        TABLES = "tables", "Tables of the datasource named by depends_on"
-        COLUMNS = "columns", "Columns of the table named by depends_on"
-        COMPARISON_TYPES = "comparison_types", "Comparison types the template allows"
+        NONE = "", gettext_lazy("Fixed options")
+        DATASOURCES = "datasources", gettext_lazy("Datasources the user may use")
+        TABLES = "tables", gettext_lazy("Tables of the datasource named by depends_on")
+        COLUMNS = "columns", gettext_lazy("Columns of the table named by depends_on")
+        COMPARISON_TYPES = "comparison_types", gettext_lazy("Comparison types the template allows")
 
     field = models.SlugField(max_length=64, unique=True)
     form_type = models.CharField(max_length=20, choices=FormType.choices)
@@ -176,21 +182,25 @@ class InputEntry(models.Model):
     placeholder = models.CharField(max_length=255, blank=True)
     help = models.TextField(blank=True)
     default = models.JSONField(null=True, blank=True)
-    options = models.JSONField(default=list, blank=True, help_text='Fixed options: [{"label": ..., "value": ...}].')
+    options = models.JSONField(
+        default=list, blank=True, help_text=gettext_lazy('Fixed options: [{"label": ..., "value": ...}].')
+    )
     option_source = models.CharField(max_length=20, choices=OptionSource.choices, blank=True)
     depends_on = models.SlugField(
-        max_length=64, blank=True, help_text="The field whose change reloads and clears this one."
+        max_length=64, blank=True, help_text=gettext_lazy("The field whose change reloads and clears this one.")
     )
     shown_when = models.JSONField(
         default=dict,
         blank=True,
-        help_text='Show only when other fields hold these values, e.g. {"comparison_type": "fix_value"}.',
+        help_text=gettext_lazy('Show only when other fields hold these values, e.g. {"comparison_type": "fix_value"}.'),
     )
-    constraints = models.JSONField(default=dict, blank=True, help_text='Extra limits, e.g. {"min": 0}.')
+    constraints = models.JSONField(default=dict, blank=True, help_text=gettext_lazy('Extra limits, e.g. {"min": 0}.'))
     required = models.BooleanField(default=False)
     shown = models.BooleanField(default=True)
     editable = models.BooleanField(default=True)
-    reloads_dependents = models.BooleanField(default=False, help_text="A change reloads the fields that depend on it.")
+    reloads_dependents = models.BooleanField(
+        default=False, help_text=gettext_lazy("A change reloads the fields that depend on it.")
+    )
 
     class Meta:
         ordering = ["field"]
@@ -210,9 +220,9 @@ class InputEntry(models.Model):
         if self.form_type == self.FormType.SELECT and not (
             self.options or self.option_source or self.value_type in ("list", "choice")
         ):
-            raise ValidationError({"options": "A select needs fixed options or an option source."})
+            raise ValidationError({"options": _("A select needs fixed options or an option source.")})
         if self.option_source in (self.OptionSource.TABLES, self.OptionSource.COLUMNS) and not self.depends_on:
-            raise ValidationError({"depends_on": "Tables and columns load from the field above them: name it here."})
+            raise ValidationError({"depends_on": _("Tables and columns load from the field above them: name it here.")})
 
 
 # An entry's attributes besides its field name: what a template sees (and the catalog loader sets).
@@ -260,7 +270,9 @@ class TemplateInput(models.Model):
     def clean(self) -> None:
         unknown = set(self.overrides) - set(OVERRIDABLE)
         if unknown:
-            raise ValidationError({"overrides": f"Unknown override keys: {', '.join(sorted(unknown))}."})
+            raise ValidationError(
+                {"overrides": _("Unknown override keys: %(keys)s.") % {"keys": ", ".join(sorted(unknown))}}
+            )
 
     def resolved(self) -> ResolvedInput:
         return ResolvedInput(resolve_input(self.entry, self.overrides))
@@ -287,8 +299,12 @@ class TemplateVersion(models.Model):
     template = models.ForeignKey(RuleTemplate, on_delete=models.CASCADE, related_name="definitions")
     number = models.PositiveIntegerField()
     rule_json = models.JSONField()
-    inputs = models.JSONField(help_text="The resolved inputs (entry attributes with overrides), in order.")
-    comparison_types = models.JSONField(help_text="The allowed comparison types' fields, in rule_json's order.")
+    inputs = models.JSONField(
+        help_text=gettext_lazy("The resolved inputs (entry attributes with overrides), in order.")
+    )
+    comparison_types = models.JSONField(
+        help_text=gettext_lazy("The allowed comparison types' fields, in rule_json's order.")
+    )
     definition_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -325,19 +341,21 @@ class ComparisonType(models.Model):
     refused when saved."""
 
     class Source(models.TextChoices):
-        FIXED = "fixed", "A fixed number"
-        HISTORY = "history", "This check's earlier results"
-        RANGE = "range", "A range from this check's earlier normal results"
-        DATA = "data", "Counted from the data"
-        ANOMALY = "anomaly", "Anomaly detection on this check's earlier normal results"
+        FIXED = "fixed", gettext_lazy("A fixed number")
+        HISTORY = "history", gettext_lazy("This check's earlier results")
+        RANGE = "range", gettext_lazy("A range from this check's earlier normal results")
+        DATA = "data", gettext_lazy("Counted from the data")
+        ANOMALY = "anomaly", gettext_lazy("Anomaly detection on this check's earlier normal results")
 
     class Batch(models.TextChoices):
-        SOURCE = "source", "The source table"
-        TARGET = "target", "The target table"
-        PARTITION = "partition", "Range only: a baseline per partition"
+        SOURCE = "source", gettext_lazy("The source table")
+        TARGET = "target", gettext_lazy("The target table")
+        PARTITION = "partition", gettext_lazy("Range only: a baseline per partition")
 
     # 40: results store the key (executions.Result.comparison_type).
-    key = models.SlugField(max_length=40, unique=True, help_text="Stable identifier; cannot change once saved.")
+    key = models.SlugField(
+        max_length=40, unique=True, help_text=gettext_lazy("Stable identifier; cannot change once saved.")
+    )
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True)
     source = models.CharField(max_length=10, choices=Source.choices)
@@ -355,7 +373,7 @@ class ComparisonType(models.Model):
         max_length=10,
         choices=Batch.choices,
         blank=True,
-        help_text="Data: whose rows are counted; range: `partition` for a baseline per partition.",
+        help_text=gettext_lazy("Data: whose rows are counted; range: `partition` for a baseline per partition."),
     )
     position = models.PositiveIntegerField(default=0)
 
@@ -440,10 +458,11 @@ class Check(models.Model):
         blank=True,
         default="",
         choices=[(key, key.capitalize()) for key in QUALITY_DIMENSIONS],
-        help_text="The quality dimension the check is scored in; empty: its template's.",
+        help_text=gettext_lazy("The quality dimension the check is scored in; empty: its template's."),
     )
     enabled = models.BooleanField(
-        default=True, help_text="A disabled check is skipped by schedules and by the runs of a batch or table."
+        default=True,
+        help_text=gettext_lazy("A disabled check is skipped by schedules and by the runs of a batch or table."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -573,14 +592,17 @@ class CheckVersion(models.Model):
         on_delete=models.PROTECT,
         null=True,
         related_name="check_versions",
-        help_text="The template version this check version computes with.",
+        help_text=gettext_lazy("The template version this check version computes with."),
     )
     params = models.JSONField()
     content_hash = models.CharField(max_length=64)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     message = models.CharField(
-        max_length=MESSAGE_MAX_LENGTH, blank=True, default="", help_text="What changed in this version, and why."
+        max_length=MESSAGE_MAX_LENGTH,
+        blank=True,
+        default="",
+        help_text=gettext_lazy("What changed in this version, and why."),
     )
     datasources = models.ManyToManyField(
         "datasources.Datasource", through="CheckVersionDatasource", related_name="check_versions", blank=True
@@ -662,7 +684,9 @@ class RejectedSuggestion(models.Model):
     column = models.CharField(max_length=500)
     kind = models.CharField(max_length=40)
     fingerprint = models.CharField(max_length=64)
-    params = models.JSONField(default=dict, help_text="The suggested check's params, as they were offered.")
+    params = models.JSONField(
+        default=dict, help_text=gettext_lazy("The suggested check's params, as they were offered.")
+    )
     rejected_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     rejected_at = models.DateTimeField(auto_now_add=True)
     reason = models.TextField(blank=True)

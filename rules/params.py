@@ -18,6 +18,9 @@ import re
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
 from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
 from dq_engine.anomaly import Settings as AnomalySettings
@@ -25,6 +28,7 @@ from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
 from dq_platform.ids import as_id
 
+from .catalog_text import catalog_text
 from .comparison_types import ANOMALY_PARAMS
 from .models import ComparisonType, ResolvedInput, RuleTemplate
 from .range_bounds import DATE, TIMESTAMP, BoundProblem, clean_bound, column_kind
@@ -77,11 +81,14 @@ def validate_params(template: RuleTemplate, params: Any, user, warnings: list[st
     """The cleaned params (defaults filled, numbers as numbers), or ParamsInvalid naming each field.
     `warnings` gets what could not be checked (a catalog that cannot be read now)."""
     if not isinstance(params, dict):
-        raise ParamsInvalid({"params": ["Params must be a JSON object of field names to values."]})
+        raise ParamsInvalid({"params": [_("Params must be a JSON object of field names to values.")]})
     inputs = template.resolved_inputs()
     known = {i.field for i in inputs}
     errors: dict[str, list[str]] = {
-        key: [f"Unknown field for template {template.key}; it takes: {', '.join(sorted(known))}."]
+        key: [
+            _("Unknown field for template %(template)s; it takes: %(fields)s.")
+            % {"template": template.key, "fields": ", ".join(sorted(known))}
+        ]
         for key in params
         if key not in known
     }
@@ -127,24 +134,26 @@ class _Context:
         if table_field not in self.unreadable:
             self.unreadable.add(table_field)
             self.warnings.append(
-                f"{what} could not be read ({exc}); the check was saved without checking it against them."
+                _("%(what)s could not be read (%(error)s); the check was saved without checking it against them.")
+                % {"what": what, "error": exc}
             )
 
     def clean(self, entry: ResolvedInput) -> Any:
         value = self.params.get(entry.field)
+        title = _title(entry)
         if entry.field in self.params and entry["required"] and _is_blank(value):
             # Sent but empty (`"threshold": null`): not silently the default, which the author did not choose.
-            hint = (
-                f", or leave the field out to take the default {entry['default']!r}"
-                if entry["default"] is not None
-                else ""
-            )
-            raise _Problem(f"{entry['title']} is required; give a value{hint}.")
+            if entry["default"] is not None:
+                raise _Problem(
+                    _("%(field)s is required; give a value, or leave the field out to take the default %(default)s.")
+                    % {"field": title, "default": repr(entry["default"])}
+                )
+            raise _Problem(_("%(field)s is required; give a value.") % {"field": title})
         if _is_empty(value):
             if entry["default"] is not None:
                 value = entry["default"]
             elif entry["required"]:
-                raise _Problem(f"{entry['title']} is required.")
+                raise _Problem(_("%(field)s is required.") % {"field": title})
             else:
                 return None
         return CLEANERS[entry["value_type"]](self, entry, value)
@@ -165,8 +174,13 @@ class _Context:
         try:
             return self.catalog.column_types(datasource, table)
         except ConnectorError as exc:
-            self.cannot_read(table_field, f"The columns of {table!r}", exc)
+            self.cannot_read(table_field, _("The columns of %(table)s") % {"table": repr(table)}, exc)
             return None
+
+
+def _title(entry: ResolvedInput) -> str:
+    """The field's title in the request's language, as messages name it."""
+    return catalog_text(entry["title"])
 
 
 def _is_empty(value: Any) -> bool:
@@ -180,32 +194,38 @@ def _is_blank(value: Any) -> bool:
 # --- cleaners, one per value type ---------------------------------------------------------------
 def _string(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     if not isinstance(value, str):
-        raise _Problem(f"{entry['title']} must be text.")
+        raise _Problem(_("%(field)s must be text.") % {"field": _title(entry)})
     if len(value) > MAX_TEXT:
-        raise _Problem(f"{entry['title']} is too long (at most {MAX_TEXT} characters).")
+        raise _Problem(
+            _("%(field)s is too long (at most %(limit)s characters).") % {"field": _title(entry), "limit": MAX_TEXT}
+        )
     return value.strip()
 
 
 def _number(ctx: _Context, entry: ResolvedInput, value: Any) -> float | int:
     if isinstance(value, bool):
-        raise _Problem(f"{entry['title']} must be a number, not true/false.")
+        raise _Problem(_("%(field)s must be a number, not true/false.") % {"field": _title(entry)})
     if isinstance(value, str):
         try:
             value = float(value.strip())
         except ValueError:
-            raise _Problem(f"{entry['title']} must be a number; got {value!r}.") from None
+            raise _Problem(
+                _("%(field)s must be a number; got %(value)s.") % {"field": _title(entry), "value": repr(value)}
+            ) from None
     if not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _Problem(f"{entry['title']} must be a finite number.")
+        raise _Problem(_("%(field)s must be a finite number.") % {"field": _title(entry)})
     minimum = entry["constraints"].get("min")
     if minimum is not None and value < minimum:
-        raise _Problem(f"{entry['title']} must be at least {minimum}.")
+        raise _Problem(_("%(field)s must be at least %(minimum)s.") % {"field": _title(entry), "minimum": minimum})
     return int(value) if float(value).is_integer() else value
 
 
 def _integer(ctx: _Context, entry: ResolvedInput, value: Any) -> int:
     number = _number(ctx, entry, value)
     if not isinstance(number, int):
-        raise _Problem(f"{entry['title']} must be a whole number; got {value!r}.")
+        raise _Problem(
+            _("%(field)s must be a whole number; got %(value)s.") % {"field": _title(entry), "value": repr(value)}
+        )
     return number
 
 
@@ -218,18 +238,21 @@ def _choice(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     else:
         allowed = [o["value"] for o in entry["options"]]
     if value not in allowed:
-        raise _Problem(f"{value!r} is not a valid choice; choose one of: {', '.join(map(str, allowed))}.")
+        raise _Problem(
+            _("%(value)s is not a valid choice; choose one of: %(choices)s.")
+            % {"value": repr(value), "choices": ", ".join(map(str, allowed))}
+        )
     return value
 
 
 def _list(ctx: _Context, entry: ResolvedInput, value: Any) -> list:
     if not isinstance(value, list):
-        raise _Problem(f'{entry["title"]} must be a list of values, e.g. ["paid", "void"].')
+        raise _Problem(_('%(field)s must be a list of values, e.g. ["paid", "void"].') % {"field": _title(entry)})
     bad = [v for v in value if isinstance(v, (dict, list, bool)) or v is None or (isinstance(v, str) and not v.strip())]
     if bad:
-        raise _Problem(f"{entry['title']} may hold only non-empty texts and numbers.")
+        raise _Problem(_("%(field)s may hold only non-empty texts and numbers.") % {"field": _title(entry)})
     if len(set(map(str, value))) != len(value):
-        raise _Problem(f"{entry['title']} lists a value twice.")
+        raise _Problem(_("%(field)s lists a value twice.") % {"field": _title(entry)})
     return value
 
 
@@ -240,11 +263,11 @@ def _range_bound(ctx: _Context, entry: ResolvedInput, value: Any) -> int | float
     datasource, table = ctx.datasource_of(table_field), ctx.cleaned.get(table_field)
     if column is None or datasource is None or table is None:
         if table_field in ctx.unreadable:
-            return clean_bound(None, value, entry["title"], column or "the column")  # the run decides
-        raise _Problem("Pick a valid column first.")
+            return clean_bound(None, value, _title(entry), column or _("the column"))  # the run decides
+        raise _Problem(_("Pick a valid column first."))
     type_name = (ctx.column_types_of(table_field) or {}).get(column, "")
     try:
-        return clean_bound(column_kind(type_name), value, entry["title"], column)
+        return clean_bound(column_kind(type_name), value, _title(entry), column)
     except BoundProblem as problem:
         raise _Problem(str(problem)) from None
 
@@ -254,10 +277,10 @@ def _datasource(ctx: _Context, entry: ResolvedInput, value: Any) -> int:
         if as_id(value) is not None:
             value = as_id(value)
         else:
-            raise _Problem(f"{entry['title']} must be a datasource id (a number).")
+            raise _Problem(_("%(field)s must be a datasource id (a number).") % {"field": _title(entry)})
     datasource = Datasource.objects.visible_to(ctx.user).filter(pk=value).first()
     if datasource is None:
-        raise _Problem(f"Datasource {value} does not exist or you may not use it.")
+        raise _Problem(_("Datasource %(id)s does not exist or you may not use it.") % {"id": value})
     ctx.datasources[entry.field] = datasource
     return value
 
@@ -266,14 +289,17 @@ def _table(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     table = _string(ctx, entry, value)
     datasource = ctx.datasource_of(entry.field)
     if datasource is None:
-        raise _Problem("Pick a valid datasource first.")
+        raise _Problem(_("Pick a valid datasource first."))
     try:
         tables = ctx.catalog.tables(datasource)
     except ConnectorError as exc:
-        ctx.cannot_read(entry.field, f"The tables of {datasource.name!r}", exc)
+        ctx.cannot_read(entry.field, _("The tables of %(datasource)s") % {"datasource": repr(datasource.name)}, exc)
         return table
     if table not in tables:
-        raise _Problem(f"Table {table!r} does not exist in datasource {datasource.name!r}.")
+        raise _Problem(
+            _("Table %(table)s does not exist in datasource %(datasource)s.")
+            % {"table": repr(table), "datasource": repr(datasource.name)}
+        )
     return table
 
 
@@ -284,10 +310,11 @@ def _column(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     if columns is None:
         if table_field in ctx.unreadable:
             return column  # saved unchecked: the warning says so
-        raise _Problem("Pick a valid table first.")
+        raise _Problem(_("Pick a valid table first."))
     if column not in columns:
         raise _Problem(
-            f"Column {column!r} does not exist in {ctx.cleaned[table_field]!r}; it has: {', '.join(columns[:20])}."
+            _("Column %(column)s does not exist in %(table)s; it has: %(columns)s.")
+            % {"column": repr(column), "table": repr(ctx.cleaned[table_field]), "columns": ", ".join(columns[:20])}
         )
     return column
 
@@ -299,7 +326,8 @@ def _sql_filter(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     unknown = sorted({m for m in RUN_PARAMETER.findall(text) if m not in RUN_PARAMETERS})
     if unknown:
         raise _Problem(
-            f"Unknown parameter ${{{unknown[0]}}}; filters may use {', '.join('${' + p + '}' for p in RUN_PARAMETERS)}."
+            _("Unknown parameter %(parameter)s; filters may use %(parameters)s.")
+            % {"parameter": "${" + unknown[0] + "}", "parameters": ", ".join("${" + p + "}" for p in RUN_PARAMETERS)}
         )
     sample = RUN_PARAMETER.sub(lambda m: RUN_PARAMETERS[m.group(1)], text)
     table_field = entry["constraints"].get("table_field", "src_table")
@@ -319,22 +347,31 @@ def _sql_select(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
         raise _Problem(str(exc)) from None
     why = several_rows(parsed.expression)
     if why:
-        raise _Problem(f"The query returns several rows: {why}.")
+        raise _Problem(_("The query returns several rows: %(why)s.") % {"why": why})
     catalogs = [ctx.columns_of(table_field) for table_field in sorted(parsed.tables_used)]
     if catalogs and all(columns is not None for columns in catalogs):
         known = [column for columns in catalogs for column in columns]
         unknown = unknown_columns(parsed.expression, known)
         if unknown:
-            tables = " and ".join(repr(ctx.cleaned[t]) for t in sorted(parsed.tables_used))
-            raise _Problem(
-                f"The query names {_plural(unknown, 'column')} {', '.join(map(repr, unknown))} that {tables} "
-                f"{'does' if len(parsed.tables_used) == 1 else 'do'} not have; the columns are: {', '.join(known[:30])}."
-            )
+            values = {
+                "names": ", ".join(map(repr, unknown)),
+                "tables": _(" and ").join(repr(ctx.cleaned[t]) for t in sorted(parsed.tables_used)),
+                "columns": ", ".join(known[:30]),
+            }
+            if len(parsed.tables_used) == 1:
+                message = ngettext(
+                    "The query names column %(names)s that %(tables)s does not have; the columns are: %(columns)s.",
+                    "The query names columns %(names)s that %(tables)s does not have; the columns are: %(columns)s.",
+                    len(unknown),
+                )
+            else:
+                message = ngettext(
+                    "The query names column %(names)s that %(tables)s do not have; the columns are: %(columns)s.",
+                    "The query names columns %(names)s that %(tables)s do not have; the columns are: %(columns)s.",
+                    len(unknown),
+                )
+            raise _Problem(message % values)
     return text
-
-
-def _plural(items: list, word: str) -> str:
-    return word if len(items) == 1 else f"{word}s"
 
 
 def _regexp(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
@@ -343,7 +380,7 @@ def _regexp(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     try:
         check_java_pattern(pattern)
     except JavaPatternError as exc:
-        raise _Problem(f"Not a valid regular expression (Java syntax): {exc.short}.") from None
+        raise _Problem(_("Not a valid regular expression (Java syntax): %(error)s.") % {"error": exc.short}) from None
     return pattern
 
 
@@ -352,28 +389,39 @@ def _datetime(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     try:
         datetime.strptime(text, DATETIME_FORMAT)
     except ValueError:
-        raise _Problem(f"Use the form YYYY-MM-DD HH:MM:SS, e.g. 2026-11-30 23:59:59; got {text!r}.") from None
+        raise _Problem(
+            _("Use the form YYYY-MM-DD HH:MM:SS, e.g. 2026-11-30 23:59:59; got %(value)s.") % {"value": repr(text)}
+        ) from None
     return text
 
 
 def _mapping(ctx: _Context, entry: ResolvedInput, value: Any) -> list[dict[str, str]]:
     if not isinstance(value, list) or not value:
-        raise _Problem('List at least one column pair: [{"src_field": ..., "operator": "=", "target_field": ...}].')
+        raise _Problem(_('List at least one column pair: [{"src_field": ..., "operator": "=", "target_field": ...}].'))
     source_types, target_types = ctx.column_types_of("src_table"), ctx.column_types_of("target_table")
     source_columns = list(source_types) if source_types else None
     target_columns = list(target_types) if target_types else None
     cleaned = []
     for index, pair in enumerate(value, start=1):
         if not isinstance(pair, dict) or set(pair) - {"src_field", "operator", "target_field"}:
-            raise _Problem(f"Pair {index} must hold only src_field, operator and target_field.")
+            raise _Problem(_("Pair %(index)s must hold only src_field, operator and target_field.") % {"index": index})
         src, op, target = pair.get("src_field"), pair.get("operator", "="), pair.get("target_field")
         operators = [o["value"] for o in MAPPING_OPERATORS]
         if op not in operators:
-            raise _Problem(f"Pair {index}: operator {op!r} is not one of {' '.join(operators)}.")
+            raise _Problem(
+                _("Pair %(index)s: operator %(operator)s is not one of %(operators)s.")
+                % {"index": index, "operator": repr(op), "operators": " ".join(operators)}
+            )
         if source_columns is not None and src not in source_columns:
-            raise _Problem(f"Pair {index}: source column {src!r} does not exist in the source table.")
+            raise _Problem(
+                _("Pair %(index)s: source column %(column)s does not exist in the source table.")
+                % {"index": index, "column": repr(src)}
+            )
         if target_columns is not None and target not in target_columns:
-            raise _Problem(f"Pair {index}: target column {target!r} does not exist in the target table.")
+            raise _Problem(
+                _("Pair %(index)s: target column %(column)s does not exist in the target table.")
+                % {"index": index, "column": repr(target)}
+            )
         if source_types and target_types:
             _same_kind(index, src, source_types[src], target, target_types[target])
         cleaned.append({"src_field": src, "operator": op, "target_field": target})
@@ -382,7 +430,12 @@ def _mapping(ctx: _Context, entry: ResolvedInput, value: Any) -> list[dict[str, 
 
 # Kinds a match compares as equals: a date matches a timestamp at midnight.
 _MATCH_FAMILY = {DATE: "time", TIMESTAMP: "time"}
-_KIND_WORDS = {"number": "numbers", "text": "text", "time": "dates or times", "boolean": "true/false values"}
+_KIND_WORDS = {
+    "number": gettext_lazy("numbers"),
+    "text": gettext_lazy("text"),
+    "time": gettext_lazy("dates or times"),
+    "boolean": gettext_lazy("true/false values"),
+}
 
 
 def _same_kind(index: int, src: str, src_type: str, target: str, target_type: str) -> None:
@@ -394,8 +447,19 @@ def _same_kind(index: int, src: str, src_type: str, target: str, target_type: st
     src_family, target_family = _MATCH_FAMILY.get(src_kind, src_kind), _MATCH_FAMILY.get(target_kind, target_kind)
     if src_family != target_family:
         raise _Problem(
-            f"Pair {index}: source column {src!r} holds {_KIND_WORDS[src_family]} ({src_type}) but target column "
-            f"{target!r} holds {_KIND_WORDS[target_family]} ({target_type}); match columns of the same kind."
+            _(
+                "Pair %(index)s: source column %(source)s holds %(source_kind)s (%(source_type)s) but target column "
+                "%(target)s holds %(target_kind)s (%(target_type)s); match columns of the same kind."
+            )
+            % {
+                "index": index,
+                "source": repr(src),
+                "source_kind": _KIND_WORDS[src_family],
+                "source_type": src_type,
+                "target": repr(target),
+                "target_kind": _KIND_WORDS[target_family],
+                "target_type": target_type,
+            }
         )
 
 
@@ -404,11 +468,15 @@ def _check_yaml(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     from .rowchecks import rule_set_problems
 
     if not isinstance(value, str):
-        raise _Problem(f"{entry['title']} must be YAML text.")
+        raise _Problem(_("%(field)s must be YAML text.") % {"field": _title(entry)})
     if len(value) > MAX_YAML:
-        raise _Problem(f"{entry['title']} is too long (at most {MAX_YAML} characters).")
+        raise _Problem(
+            _("%(field)s is too long (at most %(limit)s characters).") % {"field": _title(entry), "limit": MAX_YAML}
+        )
     table_field = entry["constraints"].get("table_field", "src_table")
-    problems, _, _ = rule_set_problems(value, ctx.columns_of(table_field), entry["constraints"].get("language"))
+    problems, _rules, _columns = rule_set_problems(
+        value, ctx.columns_of(table_field), entry["constraints"].get("language")
+    )
     if problems:
         raise _Problem(" ".join(str(p) for p in problems))
     return value
@@ -423,12 +491,15 @@ def _output_path(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     text = _string(ctx, entry, value)
     path = Path(text)
     if not path.is_absolute():
-        raise _Problem("Give an absolute folder path, e.g. /data/cleansed/orders.")
+        raise _Problem(_("Give an absolute folder path, e.g. /data/cleansed/orders."))
     resolved = path.resolve()
     roots = settings.DQ_FILE_ROOTS
     if not any(resolved == root or root in resolved.parents for root in roots):
-        allowed = ", ".join(str(r) for r in roots) or "(none configured)"
-        raise _Problem(f"The folder must lie under one of the allowed file roots (DQ_FILE_ROOTS): {allowed}.")
+        allowed = ", ".join(str(r) for r in roots) or _("(none configured)")
+        raise _Problem(
+            _("The folder must lie under one of the allowed file roots (DQ_FILE_ROOTS): %(roots)s.")
+            % {"roots": allowed}
+        )
     return str(resolved)
 
 
@@ -457,7 +528,8 @@ def _cross_field_problems(template: RuleTemplate, params: dict[str, Any]) -> dic
     counted = ComparisonType.objects.filter(key=params.get("comparison_type"), source="data").first()
     if counted is not None and counted.batch == "target" and "target_table" not in params:
         problems["comparison_type"] = [
-            f"{counted.name} counts the target table's rows; this check has no target table."
+            _("%(comparison)s counts the target table's rows; this check has no target table.")
+            % {"comparison": catalog_text(counted.name)}
         ]
     problems.update(anomaly_problems(params))
     return problems

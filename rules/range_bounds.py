@@ -14,6 +14,8 @@ import re
 from datetime import date, datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 NUMBER, DATE, TIMESTAMP, TEXT, BOOLEAN = "number", "date", "timestamp", "text", "boolean"
 
 _NUMERIC = re.compile(
@@ -23,6 +25,14 @@ _NUMERIC = re.compile(
 _TEXT = re.compile(r"^(text|string|large_string|character( varying)?|varchar|char|\w*text|enum|set|citext|name)\b")
 DATE_FORM = "YYYY-MM-DD, e.g. 2026-11-30"
 TIMESTAMP_FORM = "YYYY-MM-DD HH:MM:SS, e.g. 2026-11-30 23:59:59"
+
+
+def _date_form() -> str:
+    return _("YYYY-MM-DD, e.g. 2026-11-30")
+
+
+def _timestamp_form() -> str:
+    return _("YYYY-MM-DD HH:MM:SS, e.g. 2026-11-30 23:59:59")
 
 
 class BoundProblem(ValueError):
@@ -56,10 +66,13 @@ def clean_bound(kind: str | None, value: Any, title: str, column: str) -> int | 
     if kind == TIMESTAMP:
         return _timestamp(value, title, column)
     if kind in (TEXT, BOOLEAN):
-        raise BoundProblem(
-            f"Column {column!r} holds {'text' if kind == TEXT else 'true/false'} values; a value range needs a "
-            "numeric, date or timestamp column."
-        )
+        if kind == TEXT:
+            message = _("Column %(column)s holds text values; a value range needs a numeric, date or timestamp column.")
+        else:
+            message = _(
+                "Column %(column)s holds true/false values; a value range needs a numeric, date or timestamp column."
+            )
+        raise BoundProblem(message % {"column": repr(column)})
     # A type the catalog names in a way this module does not know: any bound form, the run decides.
     if isinstance(value, str) and not _looks_numeric(value):
         return _timestamp(value, title, column)
@@ -76,25 +89,37 @@ def _looks_numeric(text: str) -> bool:
 
 def _number(value: Any, title: str, column: str) -> int | float:
     if isinstance(value, bool):
-        raise BoundProblem(f"{title} must be a number, not true/false.")
+        raise BoundProblem(_("%(field)s must be a number, not true/false.") % {"field": title})
     if isinstance(value, str):
         try:
             value = float(value.strip())
         except ValueError:
-            raise BoundProblem(f"{title} must be a number for the numeric column {column!r}; got {value!r}.") from None
+            raise BoundProblem(
+                _("%(field)s must be a number for the numeric column %(column)s; got %(value)s.")
+                % {"field": title, "column": repr(column), "value": repr(value)}
+            ) from None
     if not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise BoundProblem(f"{title} must be a finite number for the numeric column {column!r}.")
+        raise BoundProblem(
+            _("%(field)s must be a finite number for the numeric column %(column)s.")
+            % {"field": title, "column": repr(column)}
+        )
     return int(value) if float(value).is_integer() else value
 
 
 def _date(value: Any, title: str, column: str) -> str:
     text = value.strip() if isinstance(value, str) else None
     if text is None or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        raise BoundProblem(f"{title} must be a date for the date column {column!r}: {DATE_FORM}; got {value!r}.")
+        raise BoundProblem(
+            _("%(field)s must be a date for the date column %(column)s: %(form)s; got %(value)s.")
+            % {"field": title, "column": repr(column), "form": _date_form(), "value": repr(value)}
+        )
     try:
         date.fromisoformat(text)
     except ValueError:
-        raise BoundProblem(f"{title} {text!r} is not a calendar date; use {DATE_FORM}.") from None
+        raise BoundProblem(
+            _("%(field)s %(value)s is not a calendar date; use %(form)s.")
+            % {"field": title, "value": repr(text), "form": _date_form()}
+        ) from None
     return text
 
 
@@ -102,12 +127,19 @@ def _timestamp(value: Any, title: str, column: str) -> str:
     text = value.strip() if isinstance(value, str) else None
     if text is None or not re.match(r"\d{4}-\d{2}-\d{2}", text):
         raise BoundProblem(
-            f"{title} must be a date and time for the timestamp column {column!r}: {TIMESTAMP_FORM}; got {value!r}."
+            _("%(field)s must be a date and time for the timestamp column %(column)s: %(form)s; got %(value)s.")
+            % {"field": title, "column": repr(column), "form": _timestamp_form(), "value": repr(value)}
         )
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise BoundProblem(f"{title} {text!r} is not a date and time; use {TIMESTAMP_FORM}.") from None
+        raise BoundProblem(
+            _("%(field)s %(value)s is not a date and time; use %(form)s.")
+            % {"field": title, "value": repr(text), "form": _timestamp_form()}
+        ) from None
     if moment.tzinfo is not None:
-        raise BoundProblem(f"{title} {text!r} has a UTC offset; give local time (the session's time zone).")
+        raise BoundProblem(
+            _("%(field)s %(value)s has a UTC offset; give local time (the session's time zone).")
+            % {"field": title, "value": repr(text)}
+        )
     return text

@@ -5,6 +5,9 @@ from contextlib import contextmanager
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -14,6 +17,7 @@ from dq_platform.api_shapes import ParamsField
 from dq_platform.text import plain_name
 from executions.evaluation import formula_in_words
 
+from .catalog_text import catalog_text
 from .check_tags import MAX_TAGS, TagField, set_tags
 from .models import QUALITY_DIMENSIONS, Check, CheckVersion, ComparisonType, RuleTemplate
 from .ownership import owner_problem
@@ -29,6 +33,10 @@ class InputSummarySerializer(serializers.Serializer):
     required = serializers.BooleanField()
     default = serializers.JSONField()
 
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        return {**data, "title": catalog_text(data["title"]), "help": catalog_text(data["help"])}
+
 
 class RuleTemplateSerializer(serializers.ModelSerializer):
     inputs = serializers.SerializerMethodField()
@@ -40,6 +48,10 @@ class RuleTemplateSerializer(serializers.ModelSerializer):
     @extend_schema_field(InputSummarySerializer(many=True))
     def get_inputs(self, template) -> list[dict]:
         return InputSummarySerializer([i for i in template.resolved_inputs() if i["shown"]], many=True).data
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        return {**data, "name": catalog_text(data["name"]), "description": catalog_text(data["description"])}
 
 
 class ComparisonTypeSerializer(serializers.ModelSerializer):
@@ -54,8 +66,17 @@ class ComparisonTypeSerializer(serializers.ModelSerializer):
     def validate(self, attrs):
         if self.instance is not None and attrs.get("key", self.instance.key) != self.instance.key:
             raise serializers.ValidationError(
-                {"key": ["A comparison type's key cannot change; templates refer to it."]}
+                {"key": [_("A comparison type's key cannot change; templates refer to it.")]}
             )
+        for name in ("name", "description"):
+            # A form filled from the translated answer sends the translation back: the stored
+            # (catalog) text stays, so the type keeps its translations in every language.
+            if (
+                self.instance is not None
+                and name in attrs
+                and attrs[name] == catalog_text(getattr(self.instance, name))
+            ):
+                attrs[name] = getattr(self.instance, name)
         stored = {name: getattr(self.instance, name) for name in self.Meta.fields} if self.instance else {}
         candidate = ComparisonType(pk=getattr(self.instance, "pk", None), **{**stored, **attrs})
         try:
@@ -63,6 +84,10 @@ class ComparisonTypeSerializer(serializers.ModelSerializer):
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
         return attrs
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        return {**data, "name": catalog_text(data["name"]), "description": catalog_text(data["description"])}
 
 
 class UpgradeChangeSerializer(serializers.Serializer):
@@ -124,14 +149,19 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
     template = serializers.SlugRelatedField(
         slug_field="key",
         queryset=RuleTemplate.objects.all(),
-        error_messages={"does_not_exist": 'Unknown rule template "{value}"; see /api/v1/rule-templates/.'},
+        error_messages={
+            "does_not_exist": gettext_lazy('Unknown rule template "{value}"; see /api/v1/rule-templates/.')
+        },
     )
     params = ParamsField()
     owner = serializers.SlugRelatedField(
         slug_field="username",
         queryset=get_user_model().objects.filter(is_active=True),
         required=False,
-        error_messages={"does_not_exist": "No active user named {value!r}.", "null": "A check's owner is a user."},
+        error_messages={
+            "does_not_exist": gettext_lazy("No active user named {value!r}."),
+            "null": gettext_lazy("A check's owner is a user."),
+        },
     )
     tags = TagsField(child=TagField(max_length=200), max_length=MAX_TAGS, required=False)
     permissions = serializers.SerializerMethodField(
@@ -150,13 +180,15 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
         "the check was saved without it."
     )
     dimension = serializers.ChoiceField(
-        choices=[("", "From the template"), *((key, key.capitalize()) for key in QUALITY_DIMENSIONS)],
+        choices=[("", gettext_lazy("From the template")), *((key, key.capitalize()) for key in QUALITY_DIMENSIONS)],
         allow_blank=True,
         required=False,
         help_text="The quality dimension the check is scored in; empty: its template's.",
         error_messages={
-            "invalid_choice": f'"{{input}}" is not a dimension; use one of {", ".join(QUALITY_DIMENSIONS)}, '
-            'or "" for the template\'s.'
+            "invalid_choice": format_lazy(
+                gettext_lazy('"{{input}}" is not a dimension; use one of {dimensions}, or "" for the template\'s.'),
+                dimensions=", ".join(QUALITY_DIMENSIONS),
+            )
         },
     )
     effective_dimension = serializers.SerializerMethodField(
@@ -218,12 +250,12 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
         return check.effective_dimension
 
     def validate_name(self, name: str) -> str:
-        name = plain_name(name, "A check's name")
+        name = plain_name(name, _("A check's name"))
         clash = Check.objects.alive().filter(name=name)
         if self.instance is not None:
             clash = clash.exclude(pk=self.instance.pk)
         if clash.exists():
-            raise serializers.ValidationError(f"A check named {name!r} already exists.")
+            raise serializers.ValidationError(_("A check named %(name)s already exists.") % {"name": repr(name)})
         return name
 
     def get_warnings(self, check) -> list[str]:
@@ -248,10 +280,12 @@ class CheckSerializer(AllErrorsAtOnce, serializers.ModelSerializer):
     def validate(self, attrs):
         template = attrs.get("template") or self.instance.template
         if self.instance is not None and attrs.get("template", template) != self.instance.template:
-            raise serializers.ValidationError({"template": ["A check keeps its template; create a new check instead."]})
+            raise serializers.ValidationError(
+                {"template": [_("A check keeps its template; create a new check instead.")]}
+            )
         if "params" in attrs and not isinstance(attrs["params"], dict):
             # A form's `params=null` reaches here as None (JSON `null` is refused earlier).
-            raise serializers.ValidationError({"params": ["The params are a mapping of the template's inputs."]})
+            raise serializers.ValidationError({"params": [_("The params are a mapping of the template's inputs.")]})
         params = attrs.get("params")
         if params is None and self.instance is not None and self.get_upgrade_available(self.instance):
             params = self.instance.params  # an edit moves to the current template version: they must fit it
@@ -304,4 +338,6 @@ def _name_taken_is_a_400(name: str | None):
     except IntegrityError:
         if name is None or not Check.objects.alive().filter(name=name).exists():
             raise
-        raise serializers.ValidationError({"name": [f"A check named {name!r} already exists."]}) from None
+        raise serializers.ValidationError(
+            {"name": [_("A check named %(name)s already exists.") % {"name": repr(name)}]}
+        ) from None

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .models import Check, CheckVersion, TemplateVersion
 from .params import validate_params
 
@@ -43,7 +45,8 @@ def _versions(check: Check) -> tuple[CheckVersion, TemplateVersion]:
     target = check.template.refresh_definition()
     if current.definition_id == target.pk:
         raise AlreadyCurrent(
-            f"Check {check.name!r} already uses the current version of template {check.template.key} (v{target.number})."
+            _("Check %(name)s already uses the current version of template %(template)s (v%(version)s).")
+            % {"name": repr(check.name), "template": check.template.key, "version": target.number}
         )
     return current, target
 
@@ -93,12 +96,13 @@ def _is_list_of_names(value: Any) -> bool:
 
 
 def _change(path: str, change: str, before: Any, after: Any) -> dict[str, Any]:
+    values = {"path": path, "before": _show(before), "after": _show(after)}
     text = {
-        "added": f"{path}: added {_show(after)}",
-        "removed": f"{path}: removed {_show(before)}",
-        "changed": f"{path}: {_show(before)} → {_show(after)}",
-        "reordered": f"{path}: order {_show(before)} → {_show(after)}",
-    }[change]
+        "added": _("%(path)s: added %(after)s"),
+        "removed": _("%(path)s: removed %(before)s"),
+        "changed": _("%(path)s: %(before)s → %(after)s"),
+        "reordered": _("%(path)s: order %(before)s → %(after)s"),
+    }[change] % values
     return {"path": path, "change": change, "before": before, "after": after, "summary": text}
 
 

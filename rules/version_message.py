@@ -3,6 +3,8 @@ MESSAGE_MAX_LENGTH characters, blank allowed. Shared by the check form's save an
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from dq_platform.text import control_character
 
 from .models import MESSAGE_MAX_LENGTH
@@ -17,14 +19,17 @@ def version_message(text) -> str:
     if text is None:
         return ""
     if not isinstance(text, str):
-        raise MessageInvalid("A version message is text.")
+        raise MessageInvalid(_("A version message is text."))
     text = text.strip()
     char = control_character(text)
     if char is not None:
         # A line break would forge lines where versions are listed (logs, exported history).
-        raise MessageInvalid(f"A version message is one line of text; it holds U+{ord(char):04X}.")
+        raise MessageInvalid(
+            _("A version message is one line of text; it holds %(character)s.") % {"character": f"U+{ord(char):04X}"}
+        )
     if len(text) > MESSAGE_MAX_LENGTH:
         raise MessageInvalid(
-            f"A version message has at most {MESSAGE_MAX_LENGTH} characters; this one has {len(text)}."
+            _("A version message has at most %(limit)s characters; this one has %(length)s.")
+            % {"limit": MESSAGE_MAX_LENGTH, "length": len(text)}
         )
     return text

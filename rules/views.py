@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -64,7 +66,7 @@ class RuleTemplateViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 class AdminWrites(permissions.BasePermission):
-    message = "Only administrators may add or change comparison types."
+    message = gettext_lazy("Only administrators may add or change comparison types.")
 
     def has_permission(self, request, view):
         return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
@@ -86,14 +88,14 @@ ALREADY_CURRENT = OpenApiResponse(description="`{message, fields}`: the check al
 
 class Conflict(APIException):
     status_code = status.HTTP_409_CONFLICT
-    default_detail = "The request conflicts with the current state."
+    default_detail = gettext_lazy("The request conflicts with the current state.")
 
 
 class OwnerOrAdminWrites(permissions.BasePermission):
     """A write on one check needs the right the API reports in its `permissions` (accounts/rights.py):
     changing, upgrading and deleting are the owner's and administrators'; cloning is everyone's who sees it."""
 
-    message = "Only the check's owner or an administrator may change or delete it."
+    message = gettext_lazy("Only the check's owner or an administrator may change or delete it.")
     RIGHT_OF_ACTION = {"destroy": "delete", "clone": "clone"}
 
     def has_object_permission(self, request, view, obj):
@@ -132,7 +134,7 @@ class YAMLParser(BaseParser):
         try:
             return read_limited(stream).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ParseError(f"The YAML body is not UTF-8 text (byte {exc.start}).") from None
+            raise ParseError(_("The YAML body is not UTF-8 text (byte %(byte)s).") % {"byte": exc.start}) from None
 
 
 class CheckFilters(serializers.Serializer):
@@ -142,7 +144,7 @@ class CheckFilters(serializers.Serializer):
     owner = serializers.CharField(required=False, max_length=150)
     # A choice, not a BooleanField: from a query string, DRF reads a missing boolean as false.
     enabled = serializers.ChoiceField(
-        required=False, choices=["true", "false"], error_messages={"invalid_choice": "Use true or false."}
+        required=False, choices=["true", "false"], error_messages={"invalid_choice": gettext_lazy("Use true or false.")}
     )
     datasource = serializers.IntegerField(
         required=False,
@@ -367,7 +369,7 @@ def _options_datasource(request) -> Datasource | None:
         return None  # form-create asks once before a datasource is picked
     found = as_id(raw)
     if found is None:
-        raise ValidationError({"datasource": ["A datasource id: a whole number."]})
+        raise ValidationError({"datasource": [_("A datasource id: a whole number.")]})
     return get_object_or_404(Datasource.objects.visible_to(request.user), pk=found)
 
 

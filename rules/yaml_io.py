@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from datasources.models import Datasource
 from dq_engine.safe_yaml import Limits, YamlError, compose, construct
@@ -29,7 +30,7 @@ DATASOURCE_FIELDS = {"src_datasource_id": "src_datasource", "target_datasource_i
 
 class ImportInvalid(Exception):
     def __init__(self, fields: dict[str, Any]):
-        super().__init__("The YAML holds invalid checks.")
+        super().__init__(_("The YAML holds invalid checks."))
         self.fields = fields
 
 
@@ -38,8 +39,11 @@ class ImportForbidden(Exception):
 
     def __init__(self, names: list[str]):
         super().__init__(
-            f"Checks owned by others cannot be replaced: {', '.join(names)}. Nothing was imported; "
-            "rename them in the file to import copies, or ask their owner or an administrator."
+            _(
+                "Checks owned by others cannot be replaced: %(names)s. Nothing was imported; "
+                "rename them in the file to import copies, or ask their owner or an administrator."
+            )
+            % {"names": ", ".join(names)}
         )
         self.names = names
 
@@ -206,7 +210,10 @@ def _compare(item: Planned, check: Check | None, user, datasource_names, visible
     if not user.is_staff and check.owner_id not in (user.pk, None):
         # Ownerless checks (their owner was removed) may be taken over, as through the API.
         item.foreign = True
-        message = "This check is owned by someone else; rename it in the file to import a copy, or ask its owner or an administrator."
+        message = _(
+            "This check is owned by someone else; rename it in the file to import a copy, "
+            "or ask its owner or an administrator."
+        )
         _refuse(item, {"name": [message]}, lines)
         return
     if check.template_id != template.pk:
@@ -214,8 +221,11 @@ def _compare(item: Planned, check: Check | None, user, datasource_names, visible
             item,
             {
                 "template": [
-                    f"Check {name!r} uses template {check.template.key!r}; a check keeps its template. "
-                    "Import it under another name to make a new check."
+                    _(
+                        "Check %(name)s uses template %(template)s; a check keeps its template. "
+                        "Import it under another name to make a new check."
+                    )
+                    % {"name": repr(name), "template": repr(check.template.key)}
                 ]
             },
             lines,
@@ -299,8 +309,10 @@ def import_checks(text: str, user, message: str = "", plan: str | None = None) -
 class PlanChanged(Exception):
     def __init__(self):
         super().__init__(
-            "The checks changed since the dry run (someone saved one of them, or the file differs); "
-            "nothing was imported. Run the dry run again and review it."
+            _(
+                "The checks changed since the dry run (someone saved one of them, or the file differs); "
+                "nothing was imported. Run the dry run again and review it."
+            )
         )
 
 
@@ -316,18 +328,30 @@ def _parse(text: str) -> tuple[list[Any], list[dict[str, int]]]:
     except YamlError as exc:
         raise ImportInvalid({"yaml": [exc.with_line()]}) from None
     if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
-        raise ImportInvalid({"yaml": ["Expected a mapping with a `checks:` list (as produced by export)."]})
+        raise ImportInvalid({"yaml": [_("Expected a mapping with a `checks:` list (as produced by export).")]})
     if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
-        raise ImportInvalid({"version": [f"Only format version {FORMAT_VERSION} is understood."]})
+        raise ImportInvalid(
+            {"version": [_("Only format version %(version)s is understood.") % {"version": FORMAT_VERSION}]}
+        )
     lines = _document_lines(node, len(data["checks"]))
     names = [d.get("name") for d in data["checks"] if isinstance(d, dict)]
     duplicates = sorted({n for n in names if isinstance(n, str) and names.count(n) > 1 and n})
     if duplicates:
         where = [
-            f"{n!r} (lines {', '.join(str(lines[i].get('name')) for i, d in enumerate(data['checks']) if isinstance(d, dict) and d.get('name') == n)})"
+            _("%(name)s (lines %(lines)s)")
+            % {
+                "name": repr(n),
+                "lines": ", ".join(
+                    str(lines[i].get("name"))
+                    for i, d in enumerate(data["checks"])
+                    if isinstance(d, dict) and d.get("name") == n
+                ),
+            }
             for n in duplicates
         ]
-        raise ImportInvalid({"checks": [f"Check names must be unique in the file: {', '.join(where)}."]})
+        raise ImportInvalid(
+            {"checks": [_("Check names must be unique in the file: %(names)s.") % {"names": ", ".join(where)}]}
+        )
     return data["checks"], lines
 
 
@@ -343,7 +367,7 @@ def _document_lines(root: yaml.Node, count: int) -> list[dict[str, int]]:
         for key, value in item.value:
             lines[index][str(key.value)] = key.start_mark.line + 1
             if key.value == "params" and isinstance(value, yaml.MappingNode):
-                for param, _ in value.value:
+                for param, _value in value.value:
                     lines[index][f"params.{param.value}"] = param.start_mark.line + 1
     return lines
 
@@ -356,18 +380,20 @@ def _value_of(mapping: yaml.Node, key: str) -> yaml.Node | None:
 
 def _prepare(document: Any, user) -> tuple[str, RuleTemplate, dict[str, Any]]:
     if not isinstance(document, dict) or set(document) - {"name", "template", "params"}:
-        raise ImportInvalid({"check": ["Each check has exactly name, template and params."]})
+        raise ImportInvalid({"check": [_("Each check has exactly name, template and params.")]})
     name, key, params = document.get("name"), document.get("template"), document.get("params") or {}
     problems: dict[str, Any] = {}
     if not isinstance(name, str) or not name.strip():
-        problems["name"] = ["A check needs a name."]
+        problems["name"] = [_("A check needs a name.")]
     elif control_character(name) is not None:
-        problems["name"] = [f"A check's name is one line of text without control characters: {name!r}."]
+        problems["name"] = [
+            _("A check's name is one line of text without control characters: %(name)s.") % {"name": repr(name)}
+        ]
     template = RuleTemplate.objects.filter(key=key).first() if isinstance(key, str) else None
     if template is None:
-        problems["template"] = [f"Unknown rule template {key!r}."]
+        problems["template"] = [_("Unknown rule template %(template)s.") % {"template": repr(key)}]
     if not isinstance(params, dict):
-        problems["params"] = ["params must be a mapping."]
+        problems["params"] = [_("params must be a mapping.")]
     if problems:
         raise ImportInvalid(problems)
     params = dict(params)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from django.utils.translation import gettext as _
+
 from .base import Column, Connector, ConnectorError, ServerConnection, TableNotFound
 
 CONNECTORS = {
@@ -21,7 +23,9 @@ def connector_class(datasource_type: str) -> type:
     try:
         dotted = CONNECTORS[datasource_type]
     except KeyError:
-        raise ConnectorError(f"No connector for datasource type {datasource_type!r}.") from None
+        raise ConnectorError(
+            _("No connector for datasource type %(type)s.") % {"type": repr(datasource_type)}
+        ) from None
     module_name, class_name = dotted.rsplit(".", 1)
     return getattr(import_module(module_name), class_name)
 

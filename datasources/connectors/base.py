@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 
 class ConnectorError(Exception):
@@ -67,7 +68,8 @@ def server_connection(datasource, default_port: int, allowed_options: set[str], 
     unknown = set(reader_options(datasource)) - allowed_options
     if unknown:
         raise ConnectorError(
-            f"Unsupported {label} options: {', '.join(sorted(unknown))}; use {', '.join(sorted(allowed_options))}."
+            _("Unsupported %(kind)s options: %(options)s; use %(allowed)s.")
+            % {"kind": label, "options": ", ".join(sorted(unknown)), "allowed": ", ".join(sorted(allowed_options))}
         )
     return ServerConnection(
         host=datasource.host,

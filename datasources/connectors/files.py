@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from .base import Column, ConnectorError, TableNotFound, reader_options
 
 EXTENSIONS = {
@@ -51,7 +54,9 @@ class FileConnector:
             try:
                 return pa_fs.FileSystem.from_uri(uri)
             except (pa.ArrowException, OSError, ValueError) as exc:
-                raise ConnectorError(f"Cannot open {self.ds.path}: {exc}") from None
+                raise ConnectorError(
+                    _("Cannot open %(path)s: %(error)s") % {"path": self.ds.path, "error": exc}
+                ) from None
         return pa_fs.LocalFileSystem(), str(self.ds.local_path())
 
     def _entries(self) -> dict[str, Entry]:
@@ -69,7 +74,7 @@ class FileConnector:
     def _local_listing(self) -> list[Entry]:
         root = self.ds.local_path()
         if not root.is_dir():
-            raise ConnectorError(f"{self.ds.path} is not a directory that can be read.")
+            raise ConnectorError(_("%(path)s is not a directory that can be read.") % {"path": self.ds.path})
         try:
             with os.scandir(root) as entries:
                 return [
@@ -78,7 +83,7 @@ class FileConnector:
                     if entry.is_dir() or entry.is_file()
                 ]
         except OSError as exc:
-            raise ConnectorError(f"Cannot list {self.ds.path}: {exc}") from None
+            raise ConnectorError(_("Cannot list %(path)s: %(error)s") % {"path": self.ds.path, "error": exc}) from None
 
     def _remote_listing(self) -> list[Entry]:
         import pyarrow as pa
@@ -88,10 +93,10 @@ class FileConnector:
         try:
             info = fs.get_file_info(root)
             if info.type != pa_fs.FileType.Directory:
-                raise ConnectorError(f"{self.ds.path} is not a directory that can be read.")
+                raise ConnectorError(_("%(path)s is not a directory that can be read.") % {"path": self.ds.path})
             listing = fs.get_file_info(pa_fs.FileSelector(root, recursive=False))
         except (OSError, pa.ArrowException) as exc:
-            raise ConnectorError(f"Cannot list {self.ds.path}: {exc}") from None
+            raise ConnectorError(_("Cannot list %(path)s: %(error)s") % {"path": self.ds.path, "error": exc}) from None
         return [
             Entry(e.path, e.base_name, e.type == pa_fs.FileType.Directory)
             for e in listing
@@ -100,7 +105,11 @@ class FileConnector:
 
     def test(self) -> str:
         count = len(self._entries())
-        return f"Read {self.ds.path}: {count} {self.ds.format} dataset{'s' if count != 1 else ''} found."
+        return ngettext(
+            "Read %(path)s: %(count)s %(format)s dataset found.",
+            "Read %(path)s: %(count)s %(format)s datasets found.",
+            count,
+        ) % {"path": self.ds.path, "count": count, "format": self.ds.format}
 
     def tables(self) -> list[str]:
         return sorted(self._entries())
@@ -111,17 +120,23 @@ class FileConnector:
         pyarrow.dataset: that one imports pandas, ~70 MB more in the web process for good."""
         entry = self._entries().get(table)
         if entry is None:
-            raise TableNotFound(f"Dataset {table!r} does not exist under {self.ds.path}.")
+            raise TableNotFound(
+                _("Dataset %(table)s does not exist under %(path)s.") % {"table": repr(table), "path": self.ds.path}
+            )
         import pyarrow as pa
 
-        fs, _ = self._filesystem()
+        fs, _root = self._filesystem()
         try:
             first = self._first_file(fs, entry)
             if first is None:
-                raise ConnectorError(f"Dataset {table!r} holds no data file to read a schema from.")
+                raise ConnectorError(
+                    _("Dataset %(table)s holds no data file to read a schema from.") % {"table": repr(table)}
+                )
             schema = self._schema(fs, first)
         except (OSError, pa.ArrowException, ValueError) as exc:
-            raise ConnectorError(f"Cannot read the schema of {table!r}: {exc}") from None
+            raise ConnectorError(
+                _("Cannot read the schema of %(table)s: %(error)s") % {"table": repr(table), "error": exc}
+            ) from None
         return [Column(field.name, str(field.type)) for field in schema]
 
     def _first_file(self, fs, entry: Entry) -> str | None:
@@ -145,11 +160,13 @@ class FileConnector:
         (hidden names left out, as the readers do), in UTC."""
         entry = self._entries().get(table)
         if entry is None:
-            raise TableNotFound(f"Dataset {table!r} does not exist under {self.ds.path}.")
+            raise TableNotFound(
+                _("Dataset %(table)s does not exist under %(path)s.") % {"table": repr(table), "path": self.ds.path}
+            )
         import pyarrow as pa
         import pyarrow.fs as pa_fs
 
-        fs, _ = self._filesystem()
+        fs, _root = self._filesystem()
         try:
             if entry.is_dir:
                 root = entry.path.rstrip("/")
@@ -162,10 +179,14 @@ class FileConnector:
             else:
                 infos = [fs.get_file_info(entry.path)]
         except (OSError, pa.ArrowException) as exc:
-            raise ConnectorError(f"Cannot read the files of {table!r}: {exc}") from None
+            raise ConnectorError(
+                _("Cannot read the files of %(table)s: %(error)s") % {"table": repr(table), "error": exc}
+            ) from None
         times = [info.mtime for info in infos if info.mtime is not None]
         if not times:
-            raise ConnectorError(f"Dataset {table!r} holds no data file to read a modification time from.")
+            raise ConnectorError(
+                _("Dataset %(table)s holds no data file to read a modification time from.") % {"table": repr(table)}
+            )
         newest = max(times)
         return newest if newest.tzinfo else newest.replace(tzinfo=UTC)
 
@@ -195,7 +216,9 @@ class FileConnector:
         """Where Spark reads dataset `table`: the file or directory (a URI for remote sources)."""
         entry = self._entries().get(table)
         if entry is None:
-            raise TableNotFound(f"Dataset {table!r} does not exist under {self.ds.path}.")
+            raise TableNotFound(
+                _("Dataset %(table)s does not exist under %(path)s.") % {"table": repr(table), "path": self.ds.path}
+            )
         if self.ds.is_remote_path:
             return self.ds.path.rstrip("/") + "/" + entry.base_name
         return entry.path

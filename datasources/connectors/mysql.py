@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pymysql
+from django.utils.translation import gettext as _
 
 from dq_engine.databases import kind_named
 
@@ -65,7 +66,8 @@ class MySQLConnector:
             )
         except pymysql.MySQLError as exc:
             raise ConnectorError(
-                f"Cannot connect to MySQL at {conn.address}: {scrub(_text(exc), conn.password)}"
+                _("Cannot connect to %(kind)s at %(address)s: %(error)s")
+                % {"kind": "MySQL", "address": conn.address, "error": scrub(_text(exc), conn.password)}
             ) from None
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -75,13 +77,21 @@ class MySQLConnector:
                 cur.execute(sql, params)
                 return list(cur.fetchall())
         except pymysql.MySQLError as exc:
-            raise ConnectorError(f"MySQL refused the catalog query: {scrub(_text(exc), self.ds.password)}") from None
+            raise ConnectorError(
+                _("%(kind)s refused the catalog query: %(error)s")
+                % {"kind": "MySQL", "error": scrub(_text(exc), self.ds.password)}
+            ) from None
         finally:
             conn.close()
 
     def test(self) -> str:
         ((version,),) = self._query("SELECT VERSION()")
-        return f"Connected to MySQL/MariaDB {version}, database {self.ds.database!r} as {self.ds.username!r}."
+        return _("Connected to %(kind)s %(version)s, database %(database)s as %(user)s.") % {
+            "kind": "MySQL/MariaDB",
+            "version": version,
+            "database": repr(self.ds.database),
+            "user": repr(self.ds.username),
+        }
 
     def tables(self) -> list[str]:
         rows = self._query(
@@ -98,7 +108,10 @@ class MySQLConnector:
             (schema, name),
         )
         if not rows:
-            raise TableNotFound(f"Table {table!r} does not exist in {self.ds.name!r}.")
+            raise TableNotFound(
+                _("Table %(table)s does not exist in %(datasource)s.")
+                % {"table": repr(table), "datasource": repr(self.ds.name)}
+            )
         return [Column(n, t) for n, t in rows]
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import psycopg
+from django.utils.translation import gettext as _
 
 from dq_engine.databases import kind_named
 
@@ -77,7 +78,8 @@ class PostgresConnector:
             )
         except psycopg.Error as exc:
             raise ConnectorError(
-                f"Cannot connect to PostgreSQL at {conn.address}: {scrub(exc, conn.password)}"
+                _("Cannot connect to %(kind)s at %(address)s: %(error)s")
+                % {"kind": "PostgreSQL", "address": conn.address, "error": scrub(exc, conn.password)}
             ) from None
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -87,11 +89,19 @@ class PostgresConnector:
                 cur.execute(sql, params)
                 return cur.fetchall()
             except psycopg.Error as exc:
-                raise ConnectorError(f"PostgreSQL refused the catalog query: {scrub(exc, self.ds.password)}") from None
+                raise ConnectorError(
+                    _("%(kind)s refused the catalog query: %(error)s")
+                    % {"kind": "PostgreSQL", "error": scrub(exc, self.ds.password)}
+                ) from None
 
     def test(self) -> str:
         (version,) = self._query("SHOW server_version")[0]
-        return f"Connected to PostgreSQL {version}, database {self.ds.database!r} as {self.ds.username!r}."
+        return _("Connected to %(kind)s %(version)s, database %(database)s as %(user)s.") % {
+            "kind": "PostgreSQL",
+            "version": version,
+            "database": repr(self.ds.database),
+            "user": repr(self.ds.username),
+        }
 
     def tables(self) -> list[str]:
         rows = self._query(
@@ -109,7 +119,10 @@ class PostgresConnector:
             (schema, name),
         )
         if not rows:
-            raise TableNotFound(f"Table {table!r} does not exist in {self.ds.name!r}.")
+            raise TableNotFound(
+                _("Table %(table)s does not exist in %(datasource)s.")
+                % {"table": repr(table), "datasource": repr(self.ds.name)}
+            )
         return [Column(n, t) for n, t in rows]
 
     def engine_source(self, table: str, secrets: dict[str, str]) -> dict:

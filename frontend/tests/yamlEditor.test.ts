@@ -225,6 +225,7 @@ describe('problem positions', () => {
   it('reads the line a problem names and finds that line in the text', () => {
     expect(problemAt('line 12: checks[3].fn: unknown function').line).toBe(12)
     expect(problemAt('Not valid YAML.').line).toBeNull()
+    expect(problemAt('第 7 行：checks[0]: 未知的函数').line).toBe(7)
     expect(lineRange('a\nbb\nccc', 2)).toEqual({ from: 2, to: 4 })
     expect(lineRange('a\nbb', 9)).toEqual({ from: 2, to: 4 })
   })

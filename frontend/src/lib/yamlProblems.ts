@@ -39,12 +39,13 @@ export function previewPending(job: PreviewJob): boolean {
   return job.status === 'queued' || job.status === 'running'
 }
 
-const LINE = /^line (\d+): /
+// The server's "line N: …", in English or in Chinese ("第 N 行：…").
+const LINE = /^(?:line (\d+): |第 (\d+) 行：)/
 
 /** "line 3: checks[1]: …" → {line: 3, text: "line 3: checks[1]: …"}; no line → null. */
 export function problemAt(text: string): YamlProblem {
   const match = LINE.exec(text)
-  return { line: match ? Number(match[1]) : null, text }
+  return { line: match ? Number(match[1] ?? match[2]) : null, text }
 }
 
 /** The problems of a rejected validate/preview call: the YAML's own (with lines) first, then the

@@ -45,6 +45,8 @@ UNTRANSLATED_WORDS = {
     "API",
     "HTTP",
     "HTTPS",
+    "Accept-Language",  # HTTP header names
+    "Content-Type",
     "SMTP",
     "UTC",
     "PNG",

@@ -1,80 +1,81 @@
 import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router'
-
+import { translate } from './i18n'
+// meta.title is a key of locales/<locale>/layout.json's `title`, read when the page opens.
 // History mode: Django serves the shell for these paths too (dq_platform/urls.py), so a reload
 // or a shared link opens the same page.
 const routes: RouteRecordRaw[] = [
   { path: '/', redirect: '/health' },
-  { path: '/health', name: 'health', component: () => import('./pages/health/HealthPage.vue'), meta: { title: 'Health' } },
+  { path: '/health', name: 'health', component: () => import('./pages/health/HealthPage.vue'), meta: { title: 'health' } },
   {
     path: '/health/datasources/:id(\\d+)',
     name: 'datasource-health',
     component: () => import('./pages/health/HealthPage.vue'),
     props: (route) => ({ id: Number(route.params.id) }),
-    meta: { title: 'Datasource health', nav: 'health' },
+    meta: { title: 'datasourceHealth', nav: 'health' },
   },
-  { path: '/checks', name: 'checks', component: () => import('./pages/checks/ChecksPage.vue'), meta: { title: 'Checks' } },
+  { path: '/checks', name: 'checks', component: () => import('./pages/checks/ChecksPage.vue'), meta: { title: 'checks' } },
   {
     path: '/checks/new',
     name: 'check-new',
     component: () => import('./pages/checks/CheckEditPage.vue'),
-    meta: { title: 'New check', nav: 'checks' },
+    meta: { title: 'newCheck', nav: 'checks' },
   },
   {
     path: '/checks/:id(\\d+)',
     name: 'check-edit',
     component: () => import('./pages/checks/CheckEditPage.vue'),
     props: (route) => ({ id: Number(route.params.id) }),
-    meta: { title: 'Check', nav: 'checks' },
+    meta: { title: 'check', nav: 'checks' },
   },
-  { path: '/runs', name: 'runs', component: () => import('./pages/runs/RunsPage.vue'), meta: { title: 'Runs' } },
+  { path: '/runs', name: 'runs', component: () => import('./pages/runs/RunsPage.vue'), meta: { title: 'runs' } },
   {
     path: '/runs/:id(\\d+)',
     name: 'run',
     component: () => import('./pages/runs/RunPage.vue'),
     props: (route) => ({ id: Number(route.params.id) }),
-    meta: { title: 'Run', nav: 'runs' },
+    meta: { title: 'run', nav: 'runs' },
   },
-  { path: '/results', name: 'results', component: () => import('./pages/results/ResultsPage.vue'), meta: { title: 'Results' } },
+  { path: '/results', name: 'results', component: () => import('./pages/results/ResultsPage.vue'), meta: { title: 'results' } },
   {
     path: '/results/:id(\\d+)/error-rows',
     name: 'error-rows',
     component: () => import('./pages/results/ErrorRowsPage.vue'),
     props: (route) => ({ id: Number(route.params.id) }),
-    meta: { title: 'Error rows', nav: 'results' },
+    meta: { title: 'errorRows', nav: 'results' },
   },
   {
     path: '/datasources',
     name: 'datasources',
     component: () => import('./pages/datasources/DatasourcesPage.vue'),
-    meta: { title: 'Datasources' },
+    meta: { title: 'datasources' },
   },
   {
     path: '/templates',
     name: 'templates',
     component: () => import('./pages/templates/TemplatesPage.vue'),
-    meta: { title: 'Rule templates' },
+    meta: { title: 'ruleTemplates' },
   },
   // Schedules, alert channels and incidents (watching/).
-  { path: '/schedules', name: 'schedules', component: () => import('./pages/watching/SchedulesPage.vue'), meta: { title: 'Schedules' } },
-  { path: '/incidents', name: 'incidents', component: () => import('./pages/watching/IncidentsPage.vue'), meta: { title: 'Incidents' } },
-  { path: '/alert-channels', name: 'alert-channels', component: () => import('./pages/watching/AlertChannelsPage.vue'), meta: { title: 'Alert channels' } },
+  { path: '/schedules', name: 'schedules', component: () => import('./pages/watching/SchedulesPage.vue'), meta: { title: 'schedules' } },
+  { path: '/incidents', name: 'incidents', component: () => import('./pages/watching/IncidentsPage.vue'), meta: { title: 'incidents' } },
+  { path: '/alert-channels', name: 'alert-channels', component: () => import('./pages/watching/AlertChannelsPage.vue'), meta: { title: 'alertChannels' } },
   // Registered batches and the tables they belong to (gates/).
-  { path: '/batches', name: 'batches', component: () => import('./pages/batches/BatchesPage.vue'), meta: { title: 'Batches' } },
+  { path: '/batches', name: 'batches', component: () => import('./pages/batches/BatchesPage.vue'), meta: { title: 'batches' } },
   {
     path: '/batches/:id(\\d+)',
     name: 'batch',
     component: () => import('./pages/batches/BatchPage.vue'),
     props: (route) => ({ id: Number(route.params.id) }),
-    meta: { title: 'Batch', nav: 'batches' },
+    meta: { title: 'batch', nav: 'batches' },
   },
   {
     path: '/tables/:datasource(\\d+)/:table',
     name: 'table',
     component: () => import('./pages/batches/TablePage.vue'),
     props: (route) => ({ datasource: Number(route.params.datasource), table: String(route.params.table) }),
-    meta: { title: 'Table', nav: 'batches' },
+    meta: { title: 'table', nav: 'batches' },
   },
-  { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'Not found' } },
+  { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'notFound' } },
 ]
 
 export const router = createRouter({
@@ -85,7 +86,8 @@ export const router = createRouter({
 
 router.afterEach((to) => {
   const title = to.meta.title as string | undefined
-  document.title = title ? `${title} · Data quality` : 'Data quality'
+  const app = translate('layout.appName')
+  document.title = title ? `${translate(`layout.title.${title}`)} · ${app}` : app
 })
 
 // After a new release the old page's lazy chunks are gone from the server: open the page the

@@ -1,6 +1,6 @@
 import { API, http, type Page, type Paging } from '@/http'
 import type { components } from './schema'
-
+import { translate } from '@/i18n'
 /** gates/: registered batches, their state machine, releases and the table they belong to. */
 export type BatchState = components['schemas']['BatchStateEnum']
 
@@ -67,18 +67,31 @@ export const getGatedTable = (datasource: number, table: string) =>
 export const runForDate = (checks: number[], bizDate: string, backfill: boolean) =>
   http.post<{ id: number }>(`${API}/runs/`, { checks, biz_date: bizDate, trigger: backfill ? 'backfill' : 'manual' })
 
-export const BATCH_STATE: Record<BatchState, { label: string; tag: 'success' | 'danger' | 'warning' | 'info' | 'primary' }> = {
-  pending_validation: { label: 'Pending validation', tag: 'info' },
-  validating: { label: 'Validating', tag: 'primary' },
-  passed: { label: 'Passed', tag: 'success' },
-  failed: { label: 'Failed', tag: 'danger' },
-  unknown: { label: 'Unknown', tag: 'warning' },
-  published: { label: 'Published', tag: 'success' },
-  quarantined: { label: 'Quarantined', tag: 'danger' },
-  awaiting_approval: { label: 'Awaiting approval', tag: 'warning' },
+type BatchTag = 'success' | 'danger' | 'warning' | 'info' | 'primary'
+const BATCH_TAGS: Record<BatchState, BatchTag> = {
+  pending_validation: 'info',
+  validating: 'primary',
+  passed: 'success',
+  failed: 'danger',
+  unknown: 'warning',
+  published: 'success',
+  quarantined: 'danger',
+  awaiting_approval: 'warning',
 }
+/** Each state's tag colour; its label read in the current language when shown. */
+export const BATCH_STATE = Object.fromEntries(
+  Object.entries<BatchTag>(BATCH_TAGS).map(([state, tag]) => [
+    state,
+    {
+      tag,
+      get label() {
+        return translate(`common.batchState.${state}`)
+      },
+    },
+  ]),
+) as Record<BatchState, { readonly label: string; readonly tag: BatchTag }>
 export const IN_PROGRESS: BatchState[] = ['pending_validation', 'validating', 'passed', 'failed', 'unknown']
 export const partitionText = (p: Record<string, unknown>) =>
   Object.entries(p)
     .map(([k, v]) => `${k}=${v}`)
-    .join(', ') || 'whole table'
+    .join(', ') || translate('common.wholeTable')

@@ -1,6 +1,6 @@
 import { API, http, type Page } from '@/http'
 import type { components } from './schema'
-
+import { translate } from '@/i18n'
 // Schedules, alert channels, incidents and notifications (watching/ on the server). Every list
 // pages on the server: {count, next, previous, results}.
 
@@ -125,15 +125,34 @@ export interface CheckMute {
   created_at: string | null
 }
 
-export const CHANNEL_KINDS: { value: ChannelKind; label: string; placeholder: string }[] = [
-  { value: 'email', label: 'E-mail', placeholder: 'ops@example.com, dba@example.com' },
-  { value: 'webhook', label: 'Webhook (JSON POST)', placeholder: 'https://ci.example.com/hooks/data-quality?token=…' },
+// Labels of the kinds that have words in them come from the catalogue (getters: read when shown).
+export const CHANNEL_KINDS: { value: ChannelKind; readonly label: string; placeholder: string }[] = [
+  {
+    value: 'email',
+    get label() {
+      return translate('common.channel.email')
+    },
+    placeholder: 'ops@example.com, dba@example.com',
+  },
+  {
+    value: 'webhook',
+    get label() {
+      return translate('common.channel.webhook')
+    },
+    placeholder: 'https://ci.example.com/hooks/data-quality?token=…',
+  },
   { value: 'slack', label: 'Slack', placeholder: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX' },
   { value: 'dingtalk', label: 'DingTalk', placeholder: 'https://oapi.dingtalk.com/robot/send?access_token=…' },
   { value: 'wecom', label: 'WeCom', placeholder: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…' },
   { value: 'feishu', label: 'Feishu / Lark', placeholder: 'https://open.feishu.cn/open-apis/bot/v2/hook/…' },
   { value: 'telegram', label: 'Telegram', placeholder: 'tgram://123456789:AAE…/-1001234567890' },
-  { value: 'apprise', label: 'Any Apprise URL', placeholder: 'msteams://…, discord://…, ntfys://…' },
+  {
+    value: 'apprise',
+    get label() {
+      return translate('common.channel.apprise')
+    },
+    placeholder: 'msteams://…, discord://…, ntfys://…',
+  },
 ]
 
 /** A firing time as the server gives it (ISO, already in the schedule's timezone) → "2026-12-01 02:00". */

@@ -1,6 +1,6 @@
 import { nextTick, ref, watch, type Ref } from 'vue'
 import { ElMessageBox } from 'element-plus'
-
+import { translate } from '@/i18n'
 /**
  * One behaviour for every form dialog (el-dialog) of the app:
  *
@@ -57,9 +57,9 @@ export function useDialogGuard(open: Ref<boolean>, state: () => unknown) {
     if (asking.value) return false
     asking.value = true
     try {
-      await ElMessageBox.confirm('What you typed in this dialog is lost.', 'Discard your changes?', {
-        confirmButtonText: 'Discard',
-        cancelButtonText: 'Keep editing',
+      await ElMessageBox.confirm(translate('common.discard.message'), translate('common.discard.title'), {
+        confirmButtonText: translate('common.discard.confirm'),
+        cancelButtonText: translate('common.discard.keepEditing'),
         type: 'warning',
         distinguishCancelAndClose: false,
         appendTo: 'body',

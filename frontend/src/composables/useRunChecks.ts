@@ -3,7 +3,7 @@ import { useRouter } from 'vue-router'
 import { ElMessage } from 'element-plus'
 import { startRun } from '@/api/runs'
 import { errorMessage } from '@/http'
-
+import { translate } from '@/i18n'
 /** "Run now" for one check or a selection: the API answers 202 with the run, whose page shows it live. */
 export function useRunChecks() {
   const router = useRouter()
@@ -14,7 +14,7 @@ export function useRunChecks() {
     starting.value = true
     try {
       const run = await startRun(ids)
-      ElMessage.success(`Run #${run.id} queued with ${ids.length} check${ids.length === 1 ? '' : 's'}.`)
+      ElMessage.success(translate(ids.length === 1 ? 'common.runQueuedOne' : 'common.runQueued', { id: run.id, count: ids.length }))
       await router.push({ name: 'run', params: { id: run.id } })
     } catch (error) {
       ElMessage.error(errorMessage(error))

@@ -6,7 +6,7 @@
  *   (dq_platform/api_errors.py), whatever the server or the network did;
  * - a lost session sends the user to the sign-in page and back.
  */
-import { currentLocale } from '../i18n'
+import { currentLocale, translate } from '../i18n'
 
 export type FieldErrorTree = string[] | FieldErrorTree[] | { [field: string]: FieldErrorTree }
 
@@ -134,16 +134,13 @@ export function errorFromResponse(status: number, statusText: string, body: unkn
     if (typeof shaped.detail === 'string') return new ApiError(status, shaped.detail)
     const fields = body as Record<string, FieldErrorTree>
     const names = Object.keys(flattenFieldErrors(fields))
-    return new ApiError(status, `Some fields are not valid: ${names.join(', ')}.`, fields)
+    return new ApiError(status, translate('common.http.fieldsInvalid', { fields: names.join(', ') }), fields)
   }
   if (status >= 500) {
-    return new ApiError(
-      status,
-      `The server failed (${status}${statusText ? ' ' + statusText : ''}). Try again; if it keeps happening, tell an administrator.`,
-    )
+    return new ApiError(status, translate('common.http.serverFailed', { status: `${status}${statusText ? ' ' + statusText : ''}` }))
   }
-  if (status === 404) return new ApiError(status, 'Not found: it may have been deleted, or you may not see it.')
-  return new ApiError(status, `The request failed (${status}${statusText ? ' ' + statusText : ''}).`)
+  if (status === 404) return new ApiError(status, translate('common.http.notFound'))
+  return new ApiError(status, translate('common.http.failed', { status: `${status}${statusText ? ' ' + statusText : ''}` }))
 }
 
 export async function request<T = unknown>(method: string, url: string, options: RequestOptions = {}): Promise<T> {
@@ -172,7 +169,7 @@ export async function request<T = unknown>(method: string, url: string, options:
     })
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error
-    throw new ApiError(0, 'Cannot reach the server. Check your connection, then try again.')
+    throw new ApiError(0, translate('common.http.unreachable'))
   }
 
   const payload = await readBody(response)
@@ -228,7 +225,7 @@ export async function fetchAllPages<T>(url: string, params: Query = {}, maxPages
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.message
   if (error instanceof Error && error.message) return error.message
-  return 'Something went wrong.'
+  return translate('common.http.somethingWrong')
 }
 
 export const API = '/api/v1'

@@ -5,6 +5,7 @@
 import type { ChartOption } from '@/composables/useChart'
 import type { HealthTally, TrendDay } from '@/api/health'
 import { formatDate } from './format'
+import { translate } from '@/i18n'
 
 // The six dimensions in the order the pages show them (DolphinScheduler's four first).
 export const HEALTH_DIMENSIONS = ['timeliness', 'completeness', 'accuracy', 'consistency', 'validity', 'uniqueness']
@@ -24,20 +25,20 @@ export function scoreText(score: number | null | undefined): string {
 /** "3 of 4 decided checks passed · 1 errored · 1 unknown · 1 never run" */
 export function tallyInWords(t: HealthTally): string {
   const decided = t.passed + t.failed
-  const parts = [decided ? `${t.passed} of ${decided} decided passed` : 'none decided']
-  if (t.errors) parts.push(`${t.errors} errored`)
-  if (t.unknown) parts.push(`${t.unknown} unknown`)
-  if (t.never_run) parts.push(`${t.never_run} never run`)
+  const parts = [decided ? translate('health.tally.decided', { passed: t.passed, decided }) : translate('health.tally.noneDecided')]
+  if (t.errors) parts.push(translate('health.tally.errored', { count: t.errors }))
+  if (t.unknown) parts.push(translate('health.tally.unknown', { count: t.unknown }))
+  if (t.never_run) parts.push(translate('health.tally.neverRun', { count: t.never_run }))
   return parts.join(' · ')
 }
 
 /** A time to acknowledge or resolve: "45 min", "7.0 h", "3.2 days", or an em dash. */
 export function spanText(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '—'
-  if (seconds < 60) return `${Math.round(seconds)} s`
-  if (seconds < 3600) return `${Math.round(seconds / 60)} min`
-  if (seconds < 86400 * 2) return `${(seconds / 3600).toFixed(1)} h`
-  return `${(seconds / 86400).toFixed(1)} days`
+  if (seconds < 60) return translate('format.span.seconds', { n: Math.round(seconds) })
+  if (seconds < 3600) return translate('format.span.minutes', { n: Math.round(seconds / 60) })
+  if (seconds < 86400 * 2) return translate('format.span.hours', { n: (seconds / 3600).toFixed(1) })
+  return translate('format.span.days', { n: (seconds / 86400).toFixed(1) })
 }
 
 export function healthTrendOption(days: TrendDay[]): ChartOption | null {
@@ -54,10 +55,10 @@ export function healthTrendOption(days: TrendDay[]): ChartOption | null {
         const decided = day.passed + day.failed
         const lines = [
           `<b>${formatDate(day.date)}</b>`,
-          `Score: <b>${scoreText(day.score)}</b>`,
-          decided ? `${day.passed} of ${decided} decided checks passed` : 'No check decided',
+          translate('health.chart.score', { score: `<b>${scoreText(day.score)}</b>` }),
+          decided ? translate('health.chart.decided', { passed: day.passed, decided }) : translate('health.chart.noneDecided'),
         ]
-        if (day.errors || day.unknown) lines.push(`${day.errors} errored · ${day.unknown} unknown (not scored)`)
+        if (day.errors || day.unknown) lines.push(translate('health.chart.notScored', { errors: day.errors, unknown: day.unknown }))
         return lines.join('<br/>')
       },
     },
@@ -72,7 +73,7 @@ export function healthTrendOption(days: TrendDay[]): ChartOption | null {
     yAxis: { type: 'value', min: 0, max: 100, axisLabel: { formatter: '{value}%' }, splitLine: { lineStyle: { color: '#eef1f5' } } },
     series: [
       {
-        name: 'Score',
+        name: translate('health.chart.series'),
         type: 'line',
         data: days.map((d) => d.score),
         connectNulls: false,

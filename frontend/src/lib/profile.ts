@@ -2,7 +2,7 @@
 // since the previous profile (the API's `changes`), as short lines a person reads.
 import type { ColumnProfile, ProfileChanges } from '@/api/profiles'
 import { formatCount, formatValue } from '@/lib/format'
-
+import { translate } from '@/i18n'
 /** A figure for reading: numbers as the other pages show them; ISO times without the "T", a midnight as its date. */
 export function shown(value: unknown): string {
   if (typeof value === 'number') return Number.isInteger(value) ? formatCount(value) : formatValue(value)
@@ -16,7 +16,7 @@ export function shown(value: unknown): string {
 /** A top value as the data holds it: NULL and the empty string named, so neither looks like nothing. */
 export function topValue(value: unknown): string {
   if (value === null) return 'NULL'
-  if (value === '') return '(empty)'
+  if (value === '') return translate('tables.profile.emptyValue')
   return shown(value)
 }
 
@@ -36,10 +36,10 @@ export function binTitle(column: ColumnProfile, i: number): string {
   const h = column.histogram
   if (!h) return ''
   const high = h.edges[i + 1] ?? h.edges.at(-1)
-  return `${shown(h.edges[i])} to ${shown(high)}: ${formatCount(h.counts[i])} rows`
+  return translate('tables.profile.bin', { low: shown(h.edges[i]), high: shown(high), rows: formatCount(h.counts[i]) })
 }
 
-const FIGURES: Record<string, string> = { distinct: 'distinct values', null_share: 'null share' }
+const FIGURES = new Set(['distinct', 'null_share']) // with a name in tables.json's profile.figure
 
 /** One line for the rows, one per column added, removed or retyped, and one per column whose
  *  figures moved (all of them on it), so the list stays short. Nothing without a previous profile. */
@@ -49,20 +49,22 @@ export function changeLinesOf(changes: ProfileChanges | null | undefined): strin
   const rows = changes.row_count
   if (rows && rows.change !== 0) {
     const share = rows.relative == null ? '' : ` (${rows.relative > 0 ? '+' : ''}${(100 * rows.relative).toFixed(1)}%)`
-    lines.push(`Rows: ${formatCount(rows.before)} → ${formatCount(rows.after)}${share}`)
+    lines.push(translate('tables.profile.rowsMoved', { before: formatCount(rows.before), after: formatCount(rows.after), share }))
   }
-  for (const added of changes.columns_added) lines.push(`Column added: ${added.name} (${added.type})`)
-  for (const removed of changes.columns_removed) lines.push(`Column removed: ${removed.name} (${removed.type})`)
-  for (const retyped of changes.columns_retyped) lines.push(`Column retyped: ${retyped.name} ${retyped.before} → ${retyped.after}`)
+  for (const added of changes.columns_added) lines.push(translate('tables.profile.columnAdded', { name: added.name, type: added.type }))
+  for (const removed of changes.columns_removed) lines.push(translate('tables.profile.columnRemoved', { name: removed.name, type: removed.type }))
+  for (const retyped of changes.columns_retyped) {
+    lines.push(translate('tables.profile.columnRetyped', { name: retyped.name, before: retyped.before, after: retyped.after }))
+  }
   const byColumn = new Map<string, string[]>()
   for (const move of changes.moves) {
-    const word = FIGURES[move.figure] ?? move.figure
+    const word = FIGURES.has(move.figure) ? translate(`tables.profile.figure.${move.figure}`) : move.figure
     const figure =
       move.figure === 'null_share'
         ? `${word} ${percent(move.before as number)} → ${percent(move.after as number)}`
         : `${word} ${shown(move.before)} → ${shown(move.after)}`
     byColumn.set(move.column, [...(byColumn.get(move.column) ?? []), figure])
   }
-  for (const [column, figures] of byColumn) lines.push(`${column}: ${figures.join(' · ')}`)
+  for (const [column, figures] of byColumn) lines.push(translate('tables.profile.columnMoved', { column, figures: figures.join(' · ') }))
   return lines
 }

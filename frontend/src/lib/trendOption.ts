@@ -10,16 +10,13 @@
 import type { ChartOption } from '@/composables/useChart'
 import type { HistoryPoint, PassingBand } from '@/api/types'
 import { formatDateTime, formatValue, RESULT_STATUS } from './format'
-
-export const SERIES = {
-  statistic: 'Statistic',
-  expected: 'Expected',
-  failed: 'Failed',
-  errored: 'Errored',
-  passes: 'Passes',
-  fails: 'Fails',
-  warns: 'Warns',
-} as const
+import { translate } from '@/i18n'
+// The series' names, shown in the legend and tooltips: read in the current language (getters).
+const SERIES_KEYS = ['statistic', 'expected', 'failed', 'errored', 'passes', 'fails', 'warns'] as const
+export const SERIES = {} as Record<(typeof SERIES_KEYS)[number], string>
+for (const key of SERIES_KEYS) {
+  Object.defineProperty(SERIES, key, { enumerable: true, get: () => translate(`format.trend.series.${key}`) })
+}
 
 type Datum = [number, number | null, number] // [time, value, index of the point]
 
@@ -38,30 +35,36 @@ export function niceBounds(values: number[]): [number, number] {
   return [Math.floor((low - span * 0.08) / step) * step, Math.ceil((high + span * 0.08) / step) * step]
 }
 
-export function bandInWords(band: PassingBand | null): string {
-  if (!band) return ''
+/** "between 90 and 110", "≥ 3", "= 0". */
+function rangeInWords(band: PassingBand): string {
   const { low, high } = band
-  const range =
+  return (
     low !== null && high !== null
       ? low === high
         ? `= ${formatValue(low)}`
-        : `between ${formatValue(low)} and ${formatValue(high)}`
+        : translate('format.trend.between', { low: formatValue(low), high: formatValue(high) })
       : low !== null
         ? `≥ ${formatValue(low)}`
         : `≤ ${formatValue(high)}`
-  return band.passes === 'inside' ? `passes when the statistic is ${range}` : `fails when the statistic is ${range}`
+  )
+}
+
+export function bandInWords(band: PassingBand | null): string {
+  if (!band) return ''
+  const range = rangeInWords(band)
+  return translate(band.passes === 'inside' ? 'format.trend.passesWhen' : 'format.trend.failsWhen', { range })
 }
 
 function tooltip(point: HistoryPoint): string {
   const lines = [
     `<b>${formatDateTime(point.data_time)}</b>`,
-    `Run #${point.run} · version ${point.check_version}`,
-    `Statistic: <b>${formatValue(point.statistics_value)}</b>`,
-    `Expected: <b>${formatValue(point.comparison_value)}</b>`,
-    `Result: <b>${RESULT_STATUS[point.status]?.label ?? point.status}</b>`,
+    translate('format.trend.runVersion', { run: point.run, version: point.check_version }),
+    translate('format.trend.statistic', { value: `<b>${formatValue(point.statistics_value)}</b>` }),
+    translate('format.trend.expected', { value: `<b>${formatValue(point.comparison_value)}</b>` }),
+    translate('format.trend.result', { value: `<b>${RESULT_STATUS[point.status]?.label ?? point.status}</b>` }),
   ]
-  if (point.passing_band) lines.push(`The check ${bandInWords(point.passing_band)}`)
-  if (point.fail_band) lines.push(`It fails outside ${bandInWords(point.fail_band).replace('passes when the statistic is ', '')}; between the two it warns`)
+  if (point.passing_band) lines.push(translate('format.trend.theCheck', { band: bandInWords(point.passing_band) }))
+  if (point.fail_band) lines.push(translate('format.trend.warnsBetween', { range: rangeInWords(point.fail_band) }))
   if (point.status === 'error' && point.message) lines.push(`<span style="white-space:normal">${escape(point.message)}</span>`)
   return lines.join('<br/>')
 }

@@ -181,8 +181,7 @@ def test_the_main_journey_reads_in_chinese_from_health_to_a_failed_checks_result
     labels = page.locator(".el-form-item__label")
     for field in ("src_field", "check_type", "operator", "threshold", "failure_strategy"):
         expect(labels.filter(has_text=titles[field]).first).to_be_visible()
-    # DEPENDS ON THE SERVER'S TRANSLATION (another change): once it is merged, the titles are Chinese:
-    #   assert all(HAN.search(titles[f]) for f in ("check_type", "operator", "threshold"))
+    assert all(HAN.search(titles[f]) for f in ("check_type", "operator", "threshold")), titles
     expect(page).to_have_title("检查 · 数据质量")
     settle(page)
     # The app's own client sends the app's language (zh-Hans); form-create's option requests send the

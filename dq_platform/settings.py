@@ -141,6 +141,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: a signed-in user's saved language counts (dq_platform/language.py).
+    "dq_platform.language.RequestLanguage",
     # A read-only request asks which datasources its user may read once, however many lists ask.
     "datasources.readable.ReadableOncePerRequest",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -208,7 +210,12 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-LANGUAGE_CODE = "en-us"
+# English and Simplified Chinese; a request's language is chosen in dq_platform/language.py.
+# Messages: <app>/locale/zh_Hans/LC_MESSAGES/django.po (and locale/ for project-level files),
+# compiled by scripts/build-messages.sh.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = _env("str", "TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True

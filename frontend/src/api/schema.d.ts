@@ -991,6 +991,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user and what they chose for themselves (the language, empty = the browser's). */
+        get: operations["v1_me_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description The signed-in user and what they chose for themselves (the language, empty = the browser's). */
+        patch: operations["v1_me_partial_update"];
+        trace?: never;
+    };
     "/api/v1/monitors/": {
         parameters: {
             query?: never;
@@ -2651,6 +2669,13 @@ export interface components {
          * @enum {string}
          */
         KindEnum: "email" | "webhook" | "slack" | "dingtalk" | "wecom" | "feishu" | "telegram" | "apprise";
+        /**
+         * @description * `` - Follow the browser
+         *     * `en` - English
+         *     * `zh-hans` - 简体中文
+         * @enum {string}
+         */
+        LanguageEnum: "en" | "zh-hans";
         /** @description The newest result of a check, for the checks list and the dashboard's open failures. */
         LatestResult: {
             check: number;
@@ -2667,6 +2692,11 @@ export interface components {
         Learned: {
             /** @description What the baseline was made of, in a sentence. */
             sentence: string;
+        };
+        Me: {
+            username: string;
+            is_staff: boolean;
+            language: components["schemas"]["LanguageEnum"] | components["schemas"]["BlankEnum"];
         };
         /** @description A monitor as the API answers it (see README "Table monitors"). */
         Monitor: {
@@ -3182,6 +3212,9 @@ export interface components {
             /** @description A cron. */
             schedule?: string;
             timezone?: string;
+        };
+        PatchedPreferenceRequest: {
+            language?: components["schemas"]["LanguageEnum"] | components["schemas"]["BlankEnum"];
         };
         /**
          * @description `{"name", "cron", "timezone", "checks": [ids], "enabled", "biz_date_offset_days"}`.
@@ -7988,6 +8021,131 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IncidentDetail"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than DQ_MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_me_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_me_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedPreferenceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedPreferenceRequest"];
+                "multipart/form-data": components["schemas"]["PatchedPreferenceRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
                 };
             };
             /** @description The request is not valid; `fields` names what to fix. */

@@ -26,6 +26,12 @@ const routes: RouteRecordRaw[] = [
     props: (route) => ({ id: Number(route.params.id) }),
     meta: { title: 'Check', nav: 'checks' },
   },
+  {
+    path: '/imports/dolphinscheduler',
+    name: 'import-dolphinscheduler',
+    component: () => import('./pages/imports/DolphinSchedulerImportPage.vue'),
+    meta: { title: 'Import from DolphinScheduler', nav: 'checks' },
+  },
   { path: '/runs', name: 'runs', component: () => import('./pages/runs/RunsPage.vue'), meta: { title: 'Runs' } },
   {
     path: '/runs/:id(\\d+)',

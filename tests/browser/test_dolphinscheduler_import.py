@@ -41,7 +41,7 @@ def test_a_dolphinscheduler_export_is_imported_in_the_browser_and_its_checks_run
     page.get_by_test_id("import-dolphinscheduler").click()
     expect(page).to_have_url(re.compile(r"/imports/dolphinscheduler$"))
 
-    expect(page.get_by_test_id("export-text").locator("textarea")).to_be_visible()  # or paste it
+    expect(page.get_by_label("Or paste the exported JSON")).to_be_visible()  # or paste it
     page.get_by_test_id("export-file").set_input_files(str(EXPORT_PATH))
     expect(page.get_by_test_id("export-summary")).to_have_text(
         "ds_export_3_2_2.json: 3 workflows, 16 data-quality tasks"

@@ -192,7 +192,20 @@ def _validate(task: ds.Task, datasources, catalogs, request) -> tuple[dict[str, 
         params[field_name] = datasource.pk
         table_field = field_name.replace("_datasource_id", "_table")
         if table_field in params:
-            params[table_field] = _catalog_name(datasource, params[table_field], catalogs)
+            params[table_field], several = _catalog_name(datasource, params[table_field], catalogs)
+            if several:
+                unmapped[table_field] = [
+                    _(
+                        "The export names table %(table)r without a database, and datasource %(source)r has "
+                        "several: %(names)s. Add the database (%(database)s) to the task in the export."
+                    )
+                    % {
+                        "table": params[table_field],
+                        "source": datasource.name,
+                        "names": ", ".join(several),
+                        "database": table_field.replace("_table", "_database"),
+                    }
+                ]
     if unmapped:
         return unmapped, None
     body = {
@@ -209,10 +222,11 @@ def _validate(task: ds.Task, datasources, catalogs, request) -> tuple[dict[str, 
     return _reasons(checked.errors), None
 
 
-def _catalog_name(datasource: Datasource, table: str, catalogs: dict[int, list[str] | None]) -> str:
+def _catalog_name(datasource: Datasource, table: str, catalogs: dict[int, list[str] | None]) -> tuple[str, list[str]]:
     """The catalog's name of a DolphinScheduler table: `database.table` when the catalog has it,
     else the one catalog table of that name in any schema (DolphinScheduler before 3.2 had no
-    database field). Unchanged when the catalog cannot say; validation then names the table."""
+    database field), with the candidates when there are several. Unchanged when the catalog
+    cannot say; validation then names the table."""
     if datasource.pk not in catalogs:
         try:
             catalogs[datasource.pk] = connector_for(datasource).tables()
@@ -220,10 +234,13 @@ def _catalog_name(datasource: Datasource, table: str, catalogs: dict[int, list[s
             catalogs[datasource.pk] = None
     names = catalogs[datasource.pk]
     if not names or table in names:
-        return table
-    bare = table.rsplit(".", 1)[-1]
-    candidates = [n for n in names if n == bare or n.endswith(f".{bare}")]
-    return candidates[0] if len(candidates) == 1 else table
+        return table, []
+    if "." in table:
+        return table, []  # a database was named: validation says the table is not there
+    candidates = [n for n in names if n.endswith(f".{table}")]
+    if len(candidates) == 1:
+        return candidates[0], []
+    return table, candidates
 
 
 def _reasons(errors: Any, prefix: str = "") -> dict[str, list[str]]:

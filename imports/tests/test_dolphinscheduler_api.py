@@ -419,3 +419,30 @@ def test_the_export_may_be_uploaded_as_a_file(cast, api_as, shop):
 
     assert response.status_code == 201, response.json()
     assert len(response.json()["imported"]) == 11 and Check.objects.count() == 11
+
+
+def test_a_table_named_without_a_database_found_in_several_schemas_is_skipped_naming_them(
+    cast, api_as, shop, pg_server
+):
+    warehouse, _mirror = shop
+    export = export_data()
+    task = export[1]["taskDefinitionList"][5]  # orders have rows
+    del task["taskParams"]["ruleInputParameter"]["src_database"]  # `orders` is in dq_test and ds_import
+
+    body = (
+        api_as(cast.author)
+        .post(
+            URL, {"export": [export[1]], "datasource_map": {"1": warehouse.pk}, "accept_partial": True}, format="json"
+        )
+        .json()
+    )
+
+    (skipped,) = body["skipped"]
+    assert skipped["task_code"] == "2006"
+    assert skipped["fields"] == {
+        "src_table": [
+            "The export names table 'orders' without a database, and datasource 'warehouse' has several: "
+            "dq_test.orders, ds_import.orders. Add the database (src_database) to the task in the export."
+        ]
+    }
+    assert len(body["imported"]) == 5

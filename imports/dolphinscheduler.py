@@ -289,9 +289,12 @@ def _name_checks(tasks: list[Task]) -> None:
     for task in tasks:
         if task.is_data_quality:
             counts[task.name] = counts.get(task.name, 0) + 1
+    taken: set[str] = set()
     for task in tasks:
         if task.is_data_quality:
-            task.check_name = task.name if counts[task.name] == 1 else f"{task.name} ({task.workflow})"
+            name = task.name if counts[task.name] == 1 else f"{task.name} ({task.workflow})"
+            task.check_name = name if name not in taken else f"{name} #{task.code}"
+            taken.add(task.check_name)
 
 
 # --- mapping one data-quality task -------------------------------------------------------------------
@@ -549,7 +552,9 @@ def parse_enum_list(text: str) -> list[str | int | float]:
 
 
 # --- schedules ------------------------------------------------------------------------------------
+# Quartz's L (last), W (nearest weekday) and # (nth weekday), once day and month names are set aside.
 QUARTZ_SPECIAL = re.compile(r"[LW#]")
+NAMES = re.compile(r"[A-Za-z]{3}")
 
 
 def read_schedule(workflow: str, raw: dict[str, Any], task_codes: list[str]) -> Schedule:
@@ -580,7 +585,7 @@ def quartz_to_cron(quartz: str) -> str:
         raise ValueError(
             _("%(cron)r is limited to the years %(y)r; schedules here repeat every year.") % {"cron": quartz, "y": year}
         )
-    if any(QUARTZ_SPECIAL.search(f) for f in (dom, dow)):
+    if any(QUARTZ_SPECIAL.search(NAMES.sub("", f)) for f in (dom, dow)):
         raise ValueError(
             _("%(cron)r uses Quartz's L, W or # (last day, nearest weekday, nth weekday), which cron cannot express.")
             % {"cron": quartz}
@@ -591,14 +596,7 @@ def quartz_to_cron(quartz: str) -> str:
 
 
 def _quartz_weekdays(field: str) -> str:
-    """Quartz counts weekdays 1-7 from Sunday, cron 0-6 from Sunday; names stay names."""
-    return re.sub(r"\d+", lambda m: str(int(m.group()) - 1) if "/" not in field else m.group(), _steps(field))
-
-
-def _steps(field: str) -> str:
-    """A step (`1/2`, `2-6/2`) shifts its start, not its step."""
-    if "/" not in field:
-        return field
-    start, step = field.split("/", 1)
-    start = re.sub(r"\d+", lambda m: str(int(m.group()) - 1), start)
-    return f"{start}/{step}"
+    """Quartz counts weekdays 1-7 from Sunday, cron 0-6 from Sunday; names stay names, and a step
+    (`2/2`) shifts its start, not its step."""
+    start, slash, step = field.partition("/")
+    return re.sub(r"\d+", lambda m: str(int(m.group()) - 1), start) + slash + step

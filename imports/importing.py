@@ -17,6 +17,7 @@ from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
 from dq_platform.ids import as_id
 from rules.serializers import CheckSerializer
+from watching import cron
 from watching.serializers import ScheduleSerializer
 
 from . import dolphinscheduler as ds
@@ -41,7 +42,6 @@ class ExportAnswer:
     ds_version: str = "3.2"
     dry_run: bool = False
     accept_partial: bool = False
-    done: bool = False  # something was (or in a dry run, would be) written
 
     @property
     def refused(self) -> bool:
@@ -161,7 +161,6 @@ def import_dolphinscheduler(
     if outcome.refused or dry_run:
         outcome.imported = [_imported(task, checked, None) for task, checked in valid]
         outcome.schedules = _plan_schedules(export, valid, create_schedules, None, request)
-        outcome.done = dry_run and not outcome.refused and bool(valid)
         return outcome
     with transaction.atomic():
         created = [(task, checked, _create(checked)) for task, checked in valid]
@@ -169,7 +168,6 @@ def import_dolphinscheduler(
         outcome.schedules = _plan_schedules(
             export, valid, create_schedules, {t.code: c for t, _s, c in created}, request
         )
-    outcome.done = bool(created)
     return outcome
 
 
@@ -293,7 +291,8 @@ def _create(checked: CheckSerializer):
 
 def _plan_schedules(export: ds.Export, valid, create: bool, created: dict[str, Any] | None, request) -> list[dict]:
     """Each workflow schedule: its cron here, or why there is none. Created (when asked, not in a
-    dry run) for the workflow's imported checks."""
+    dry run, `created` holding the new checks by task code) for the workflow's imported checks,
+    through the schedule serializer as the API creates one."""
     imported_codes = {task.code for task, _checked in valid}
     answers = []
     for schedule in export.schedules:
@@ -306,38 +305,36 @@ def _plan_schedules(export: ds.Export, valid, create: bool, created: dict[str, A
             "enabled": schedule.enabled,
             "created": False,
             "schedule_id": None,
-            "reason": schedule.problem,
+            "reason": schedule.problem or _schedule_problem(schedule),
         }
         answers.append(answer)
-        if schedule.problem:
+        if answer["reason"]:
             continue
         if not codes:
             answer["reason"] = _("None of the workflow's data-quality tasks is imported; there is nothing to schedule.")
-            continue
-        body = {
-            "name": _("%(workflow)s (DolphinScheduler)") % {"workflow": schedule.workflow},
-            "cron": schedule.cron,
-            "timezone": schedule.timezone,
-            "enabled": schedule.enabled,
-            "checks": [created[c].pk for c in codes] if created else [1],
-        }
-        checked = ScheduleSerializer(data=body, context={"request": request})
-        valid_schedule = checked.is_valid() if created else _valid_without_checks(checked)
-        if not valid_schedule:
-            answer["reason"] = " ".join(f"{k}: {' '.join(map(str, v))}" for k, v in checked.errors.items())
-            continue
-        if not create:
+        elif not create:
             answer["reason"] = _("Not created: schedules are created only when asked (create_schedules).")
-            continue
-        if created:
-            answer["schedule_id"] = checked.save().pk
-            answer["created"] = True
+        elif created is not None:
+            body = {
+                "name": _("%(workflow)s (DolphinScheduler)") % {"workflow": schedule.workflow},
+                "cron": schedule.cron,
+                "timezone": schedule.timezone,
+                "enabled": schedule.enabled,
+                "checks": [created[c].pk for c in codes],
+            }
+            checked = ScheduleSerializer(data=body, context={"request": request})
+            if checked.is_valid():
+                answer["schedule_id"], answer["created"] = checked.save().pk, True
+            else:
+                answer["reason"] = " ".join(f"{k}: {' '.join(map(str, v))}" for k, v in checked.errors.items())
     return answers
 
 
-def _valid_without_checks(checked: ScheduleSerializer) -> bool:
-    """A dry run has no check ids yet: the cron, timezone and name are what can be validated."""
-    checked.is_valid()
-    errors = {k: v for k, v in checked.errors.items() if k != "checks"}
-    checked._errors = errors
-    return not errors
+def _schedule_problem(schedule: ds.Schedule) -> str | None:
+    """Why the cron or timezone cannot be a schedule here, as the schedule form would say."""
+    try:
+        cron.parse(schedule.cron or "")
+        cron.zone(schedule.timezone)
+    except cron.CronInvalid as exc:
+        return str(exc)
+    return None

@@ -79,9 +79,7 @@ class DolphinSchedulerImportOptions(serializers.Serializer):
             raise ValidationError({"file": [_("Give the export once: as `export` or as `file`, not both.")]})
         try:
             if upload is not None:
-                if upload.size > ds.MAX_EXPORT_BYTES:
-                    raise ds.ExportInvalid(_("The file is too large."))
-                attrs["data"] = ds.load_json(upload.read())
+                attrs["data"] = ds.load_json(upload.read(ds.MAX_EXPORT_BYTES + 1))
             elif isinstance(export, str):
                 attrs["data"] = ds.load_json(export)
             else:

@@ -20,6 +20,7 @@ from .conftest import export_data
         ("0 0/5 * * * ? *", "0/5 * * * *"),
         ("0 0 0 1 * ? *", "0 0 1 * *"),
         ("0 0 8 ? * 2/2", "0 8 * * 1/2"),
+        ("0 0 9 ? * MON-WED", "0 9 * * MON-WED"),  # the W of WED is a name, not Quartz's W
     ],
 )
 def test_a_quartz_cron_becomes_the_five_field_cron_that_fires_at_the_same_times(quartz, cron):
@@ -81,3 +82,13 @@ def test_an_export_nested_too_deeply_or_too_large_is_refused():
         ds.read_export(deep)
     with pytest.raises(ds.ExportInvalid, match="larger than"):
         ds.load_json(b" " * (ds.MAX_EXPORT_BYTES + 1))
+
+
+def test_checks_take_their_task_names_and_the_workflow_name_only_when_two_workflows_share_one():
+    workflows = export_data()[:2]
+    workflows[1]["taskDefinitionList"][0]["name"] = "orders copied"  # also a task of daily_orders_dq
+
+    names = [t.check_name for t in ds.read_export(workflows).data_quality]
+
+    assert "orders copied (daily_orders_dq)" in names and "orders copied (customer_checks)" in names
+    assert "big orders" in names and len(set(names)) == len(names)

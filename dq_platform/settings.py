@@ -388,6 +388,13 @@ DQ_KEPT_PAGE_SECONDS = _env("int", "DQ_KEPT_PAGE_SECONDS", default=10)
 if DQ_KEPT_PAGE_MB < 0 or DQ_KEPT_PAGE_SECONDS < 0:
     raise ImproperlyConfigured("DQ_KEPT_PAGE_MB and DQ_KEPT_PAGE_SECONDS must be 0 or more.")
 DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
+# Run and wait in one request (POST /runs/?wait=S, executions/waiting.py): the longest wait one
+# request may ask, and how many requests of one web process may wait at once (fewer than its
+# gunicorn threads, DQ_WEB_THREADS, so that waiting never takes every thread; 429 beyond).
+DQ_RUN_WAIT_MAX = _env("int", "DQ_RUN_WAIT_MAX", default=600)
+DQ_RUN_WAIT_SLOTS = _env("int", "DQ_RUN_WAIT_SLOTS", default=2)
+if DQ_RUN_WAIT_MAX < 0 or DQ_RUN_WAIT_SLOTS < 1:
+    raise ImproperlyConfigured("DQ_RUN_WAIT_MAX must be 0 or more and DQ_RUN_WAIT_SLOTS at least 1.")
 # Table profiles (profiling/, dq_engine/profiling/): a table or batch of more rows is profiled on a
 # random sample of about this many rows (the document says so); up to DQ_PROFILE_EXACT_ROWS
 # profiled rows, distinct counts and quantiles are exact where the engine can compute them so.

@@ -15,6 +15,8 @@ command -v msgfmt >/dev/null || need+=(gettext)  # the translations: scripts/bui
 if [ "${DQ_TEST_TOOLS:-0}" = 1 ]; then
   command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || need+=(docker-compose)
   [ -x /usr/bin/chromium ] || need+=(chromium)
+  # A Chinese font, so the browser tests' screenshots of the Chinese interface show characters.
+  [ -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || need+=(fonts-wqy-microhei)
 fi
 
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi

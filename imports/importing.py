@@ -146,7 +146,7 @@ def import_dolphinscheduler(
     for input that cannot be read at all; every other problem skips its own task with a reason."""
     export = ds.read_export(data, ds_version)
     datasources = resolve_mapping(mapping, user)
-    request = request or SimpleNamespace(user=user)
+    request = request or SimpleNamespace(user=user)  # the command has no request; serializers read its user
     outcome = ExportAnswer(ds_version=ds_version, dry_run=dry_run, accept_partial=accept_partial)
     for task in export.other:
         outcome.other_tasks[task.task_type] = outcome.other_tasks.get(task.task_type, 0) + 1
@@ -286,6 +286,7 @@ def _imported(task: ds.Task, checked: CheckSerializer, check) -> dict[str, Any]:
 
 
 def _create(checked: CheckSerializer):
+    """CheckSerializer.create: the check, its first version and its tags, as the API saves them."""
     return checked.save()
 
 

@@ -16,6 +16,7 @@ api_v1 = [
     path("", include("profiling.urls")),
     path("", include("profiling.suggestion_urls")),
     path("", include("health.urls")),
+    path("", include("imports.urls")),
 ]
 
 urlpatterns = [
@@ -29,7 +30,7 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     # The browser app's own routes (history mode): a reload or a shared link gets the shell too.
     re_path(
-        r"^(?:health|checks|runs|results|datasources|templates|schedules|alert-channels|incidents|batches|tables)(?:/.*)?$",
+        r"^(?:health|checks|runs|results|datasources|templates|schedules|alert-channels|incidents|batches|tables|imports)(?:/.*)?$",
         views.home,
         name="spa",
     ),

@@ -27,6 +27,12 @@ const routes: RouteRecordRaw[] = [
     props: (route) => ({ id: Number(route.params.id) }),
     meta: { title: 'check', nav: 'checks' },
   },
+  {
+    path: '/imports/dolphinscheduler',
+    name: 'import-dolphinscheduler',
+    component: () => import('./pages/imports/DolphinSchedulerImportPage.vue'),
+    meta: { title: 'importDolphinScheduler', nav: 'checks' },
+  },
   { path: '/runs', name: 'runs', component: () => import('./pages/runs/RunsPage.vue'), meta: { title: 'runs' } },
   {
     path: '/runs/:id(\\d+)',

@@ -846,6 +846,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/imports/dolphinscheduler/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description DolphinScheduler DATA_QUALITY tasks become checks, validated as checks created through the
+         *     API are. All or nothing (one transaction) unless `accept_partial`; `dry_run` creates nothing.
+         *     200: a dry run's answer; 201: the checks were created.
+         */
+        post: operations["v1_imports_dolphinscheduler_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/incidents/": {
         parameters: {
             query?: never;
@@ -2219,6 +2240,100 @@ export interface components {
             ok: boolean;
             error: string;
         };
+        DolphinSchedulerImport: {
+            dry_run: boolean;
+            /** @description False: the import would be refused (see skipped). */
+            applicable: boolean;
+            accept_partial: boolean;
+            ds_version: string;
+            semantics: string;
+            imported: components["schemas"]["DolphinSchedulerImported"][];
+            skipped: components["schemas"]["DolphinSchedulerSkipped"][];
+            other_tasks: components["schemas"]["DolphinSchedulerOtherTasks"];
+            schedules: components["schemas"]["DolphinSchedulerSchedule"][];
+            summary: string;
+        };
+        DolphinSchedulerImportOptionsRequest: {
+            /** @description The export: DolphinScheduler's JSON array of workflows (or that JSON as text). */
+            export?: unknown;
+            /**
+             * Format: binary
+             * @description The export file, instead of `export` (a form upload).
+             */
+            file?: string;
+            /** @description DolphinScheduler datasource id → datasource id or name here, e.g. {"1": "warehouse", "2": 7}. */
+            datasource_map?: unknown;
+            /**
+             * @description Answer what would happen; create nothing.
+             * @default false
+             */
+            dry_run: boolean;
+            /**
+             * @description Import the tasks that can be imported even when others cannot.
+             * @default false
+             */
+            accept_partial: boolean;
+            /**
+             * @description Whose pass/fail semantics the export's checks had: 3.2 (pass when formula operator threshold holds) or 3.1 (fail when it holds: each operator is negated).
+             *
+             *     * `3.2` - 3.2
+             *     * `3.1` - 3.1
+             * @default 3.2
+             */
+            ds_version: components["schemas"]["DsVersionEnum"];
+            /**
+             * @description Create a schedule from each workflow's schedule (its Quartz cron).
+             * @default false
+             */
+            create_schedules: boolean;
+        };
+        DolphinSchedulerImported: {
+            workflow: string;
+            task_code: string;
+            task_name: string;
+            check_name: string;
+            template: string;
+            params: {
+                [key: string]: unknown;
+            };
+            notes: string[];
+            warnings: string[];
+            check_id: number | null;
+            link: string | null;
+        };
+        DolphinSchedulerOtherTasks: {
+            count: number;
+            by_type: {
+                [key: string]: number;
+            };
+            reason: string;
+        };
+        DolphinSchedulerSchedule: {
+            workflow: string;
+            quartz: string;
+            cron: string | null;
+            timezone: string;
+            enabled: boolean;
+            created: boolean;
+            schedule_id: number | null;
+            reason: string | null;
+        };
+        DolphinSchedulerSkipped: {
+            workflow: string;
+            task_code: string;
+            task_name: string;
+            template: string | null;
+            fields: {
+                [key: string]: string[];
+            };
+            reason: string;
+        };
+        /**
+         * @description * `3.2` - 3.2
+         *     * `3.1` - 3.1
+         * @enum {string}
+         */
+        DsVersionEnum: "3.2" | "3.1";
         /**
          * @description * `auto` - auto
          *     * `spark` - spark
@@ -7443,6 +7558,83 @@ export interface operations {
             };
             /** @description No such object, not one you may see, or a page past the end of a list. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_imports_dolphinscheduler_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DolphinSchedulerImportOptionsRequest"];
+                "multipart/form-data": components["schemas"]["DolphinSchedulerImportOptionsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DolphinSchedulerImport"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DolphinSchedulerImport"];
+                };
+            };
+            /** @description `{message, fields}`: the export, the mapping or an option is invalid (nothing imported); or some data-quality tasks cannot be imported and `accept_partial` is false: `fields.skipped` names each task by code, `result` holds the full answer, nothing was imported. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than DQ_MAX_BODY_BYTES. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1655,6 +1655,13 @@ export interface components {
             /** @description A redacted form, safe to show. */
             readonly target_preview: string;
             notify_on: components["schemas"]["NotifyOnEnum"][];
+            /**
+             * @description The language of the channel's messages (en, zh-hans); by default the creating request's.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - Simplified Chinese
+             */
+            language: components["schemas"]["AlertChannelLanguageEnum"];
             /** @description What the caller may do with the channel: change, delete and test (administrators). */
             readonly permissions: string[];
             /** Format: date-time */
@@ -1662,6 +1669,12 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
+        /**
+         * @description * `en` - English
+         *     * `zh-hans` - Simplified Chinese
+         * @enum {string}
+         */
+        AlertChannelLanguageEnum: "en" | "zh-hans";
         /**
          * @description `{"name", "kind", "target", "notify_on", "checks", "datasources"}`. `target` is write-only:
          *     omit it to keep the stored one; responses carry `has_target` and a redacted `target_preview`.
@@ -1672,6 +1685,13 @@ export interface components {
             kind: components["schemas"]["KindEnum"];
             target?: string;
             notify_on?: components["schemas"]["NotifyOnEnum"][];
+            /**
+             * @description The language of the channel's messages (en, zh-hans); by default the creating request's.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - Simplified Chinese
+             */
+            language?: components["schemas"]["AlertChannelLanguageEnum"];
             checks?: number[];
             datasources?: number[];
         };
@@ -1743,7 +1763,6 @@ export interface components {
             readonly schedule_type: components["schemas"]["ScheduleTypeEnum"];
             readonly state: components["schemas"]["BatchStateEnum"];
             readonly may_consume: boolean;
-            /** @description Why the batch is in its state, in words. */
             readonly reason: string;
             readonly warnings: string[];
             /** @description What registration could not verify. */
@@ -1792,7 +1811,6 @@ export interface components {
             readonly schedule_type: components["schemas"]["ScheduleTypeEnum"];
             readonly state: components["schemas"]["BatchStateEnum"];
             readonly may_consume: boolean;
-            /** @description Why the batch is in its state, in words. */
             readonly reason: string;
             readonly warnings: string[];
             /** @description What registration could not verify. */
@@ -2200,7 +2218,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             ok: boolean;
-            error: string;
+            readonly error: string;
         };
         /**
          * @description * `auto` - auto
@@ -2395,7 +2413,7 @@ export interface components {
             readonly passing_band: components["schemas"]["PassingBand"] | null;
             /** @description Anomaly detection only: beyond it the point failed, between it and passing_band it warned */
             readonly fail_band: components["schemas"]["PassingBand"] | null;
-            message: string;
+            readonly message: string;
         };
         /**
          * @description An incident as the list shows it (watching/incident_rows.py writes the same JSON from column
@@ -2461,6 +2479,7 @@ export interface components {
             readonly field: components["schemas"]["FieldEnum"];
             readonly from_value: string;
             readonly to_value: string;
+            /** @description Why: the platform's words in the reader's language, a person's as written. */
             readonly note: string;
         };
         /** @description `{"text"}`: a comment by whoever may see the incident. */
@@ -2990,6 +3009,13 @@ export interface components {
             kind?: components["schemas"]["KindEnum"];
             target?: string;
             notify_on?: components["schemas"]["NotifyOnEnum"][];
+            /**
+             * @description The language of the channel's messages (en, zh-hans); by default the creating request's.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - Simplified Chinese
+             */
+            language?: components["schemas"]["AlertChannelLanguageEnum"];
             checks?: number[];
             datasources?: number[];
         };
@@ -3491,7 +3517,8 @@ export interface components {
             readonly plan: {
                 [key: string]: unknown;
             };
-            message: string;
+            /** @description Why the run ended as it did, when it says more than its status. */
+            readonly message: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -3551,7 +3578,8 @@ export interface components {
             readonly plan: {
                 [key: string]: unknown;
             };
-            message: string;
+            /** @description Why the run ended as it did, when it says more than its status. */
+            readonly message: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -3759,7 +3787,7 @@ export interface components {
         Transition: {
             from_state: components["schemas"]["BatchStateEnum"];
             to_state: components["schemas"]["BatchStateEnum"];
-            reason: string;
+            readonly reason: string;
             readonly by: string;
             /** Format: date-time */
             at: string;

@@ -278,6 +278,7 @@ EXCLUDED = {
     "warned": gettext_noop("warned"),
     "anomaly": gettext_noop("anomaly"),
     "expected": gettext_noop("expected"),
+    "repeat of its slot": gettext_noop("repeat of its slot"),
 }
 
 

@@ -294,6 +294,8 @@ SPECTACULAR_SETTINGS = {
         "RunTriggerEnum": "executions.models.Run.Trigger",
         "IncidentStatusEnum": "watching.models.Incident.Status",
         "ProfileStatusEnum": "profiling.models.Profile.Status",
+        "AlertChannelLanguageEnum": "watching.models.AlertChannel.Language",
+        "LanguageEnum": "accounts.models.Preference.Language",
     },
 }
 

@@ -15,9 +15,11 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from . import anomaly_judging
 from .models import Result, ResultFeedback, Run
+from .stored_words import MARKED_EXPECTED
 
 EXPECTED, INCIDENT = ResultFeedback.Verdict.EXPECTED, ResultFeedback.Verdict.INCIDENT
 
@@ -39,16 +41,27 @@ def may_give(user, result: Result) -> bool:
 def give(result: Result, verdict: str, user) -> dict[str, Any]:
     """Record `verdict` on `result` (replacing any earlier one); resolve the incident on `expected`."""
     if verdict not in (EXPECTED, INCIDENT):
-        raise FeedbackRefused({"verdict": [f"Say {EXPECTED!r} (a false alarm) or {INCIDENT!r} (a real problem)."]})
+        raise FeedbackRefused(
+            {
+                "verdict": [
+                    _("Say %(expected)s (a false alarm) or %(incident)s (a real problem).")
+                    % {"expected": repr(EXPECTED), "incident": repr(INCIDENT)}
+                ]
+            }
+        )
     if not anomaly_judging.judged_by_anomaly(result):
         raise FeedbackRefused(
-            {"verdict": ["Feedback is for results judged by anomaly detection; this result was not."]}
+            {"verdict": [_("Feedback is for results judged by anomaly detection; this result was not.")]}
         )
     if result.statistics_value is None or result.comparison_source.get("verdict") == "unknown":
         raise FeedbackRefused({"verdict": ["Anomaly detection did not judge this result (it was still learning)."]})
     if verdict == EXPECTED and not anomaly_judging.anomaly_side(result):
         raise FeedbackRefused(
-            {"verdict": ["Only an anomaly can be a false alarm; this result passed. Say 'incident' if it missed one."]}
+            {
+                "verdict": [
+                    _("Only an anomaly can be a false alarm; this result passed. Say 'incident' if it missed one.")
+                ]
+            }
         )
     from watching.models import Incident
 
@@ -69,7 +82,7 @@ def give(result: Result, verdict: str, user) -> dict[str, Any]:
                 .filter(rule_check_id=result.rule_check_id, partition_key=result.partition_key, last_result=result)
                 .first()
             )
-            if incident and incident.resolve(user, note=f"Marked expected (a false alarm) on result {result.pk}."):
+            if incident and incident.resolve(user, note=MARKED_EXPECTED % {"result": result.pk}):
                 resolved = incident.pk
     return {**state(result, user), "incident_resolved": resolved}
 

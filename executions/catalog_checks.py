@@ -24,6 +24,8 @@ from dq_engine.vocabulary import METRIC_KINDS, engine_metric
 from dq_engine.vocabulary.metrics import CATALOG, age
 from rules.models import CheckVersion
 
+from .stored_words import FIRST_SCHEMA, NO_SCHEMA_CHANGE
+
 log = logging.getLogger(__name__)
 
 
@@ -70,7 +72,7 @@ def _schema_changes(run, version: CheckVersion, datasource: Datasource, table: s
     previous = last_seen_schema(version, run)
     if previous is None:
         details = {"schema": schema, "added": [], "removed": [], "retyped": [], "baseline": None}
-        message = f"First schema seen ({len(schema)} columns); later runs compare with it."
+        message = FIRST_SCHEMA % {"count": len(schema)}
         return {"status": "ok", "statistic": 0.0, "message": message, "details": details}
     result_id, run_id, seen = previous
     changes = compare_schemas(seen, schema)
@@ -123,7 +125,7 @@ def describe(changes: dict[str, list]) -> str:
         parts.append("Removed: " + ", ".join(f"{c['name']} ({c['type']})" for c in changes["removed"]) + ".")
     if changes["retyped"]:
         parts.append("Retyped: " + ", ".join(f"{c['name']} {c['from']} → {c['to']}" for c in changes["retyped"]) + ".")
-    return " ".join(parts) or "No column changed since the last seen schema."
+    return " ".join(parts) or NO_SCHEMA_CHANGE
 
 
 # --- a file dataset's age -----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from datetime import timedelta
 
 from django.db.models import Case, Count, Q, When
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.decorators import api_view
@@ -173,6 +174,6 @@ class LatestResults(generics.ListAPIView):
         if raw:
             ids = [as_id(value) for value in raw]
             if None in ids:
-                raise ValidationError({"check": ["Check ids (whole numbers), e.g. ?check=4&check=7."]})
+                raise ValidationError({"check": [gettext("Check ids (whole numbers), e.g. ?check=4&check=7.")]})
             results = results.filter(rule_check_id__in=ids)
         return _latest_per_check(results)

@@ -1,4 +1,8 @@
-"""The check formula: pure functions, no Django (the results page and the CLI print the same words).
+"""The check formula: pure functions (the results page, the alerts and the CLI print the same words).
+
+The words are Django translations (gettext) in the language active when they are made: a result
+stores its verdict as recorded (English, the worker's language) and the screens and alerts word it
+again from its numbers (`result_verdict`) in the reader's or the channel's language.
 
 A check states what must hold: `formula(statistic, comparison) <operator> threshold`. True means
 pass. Percentage formulas yield 0 when the comparison value is ≤ 0 (as DolphinScheduler did), the
@@ -12,11 +16,15 @@ import operator as op
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
+
+# The formulas in words (translated where they are shown).
 CHECK_TYPES = {
-    "comparison_minus_statistics": "expected − actual",
-    "statistics_minus_comparison": "actual − expected",
-    "statistics_comparison_percentage": "actual ÷ expected × 100",
-    "statistics_comparison_difference_comparison_percentage": "|expected − actual| ÷ expected × 100",
+    "comparison_minus_statistics": gettext_noop("expected − actual"),
+    "statistics_minus_comparison": gettext_noop("actual − expected"),
+    "statistics_comparison_percentage": gettext_noop("actual ÷ expected × 100"),
+    "statistics_comparison_difference_comparison_percentage": gettext_noop("|expected − actual| ÷ expected × 100"),
 }
 OPERATORS = {
     "eq": (op.eq, "="),
@@ -35,6 +43,17 @@ class Verdict:
     status: str  # pass | fail | unknown
     formula_value: float | None
     sentence: str
+    reasoning: str = ""  # the sentence without its "→ outcome"
+
+
+def _outcome(reasoning: str, outcome: str) -> str:
+    """ "… → pass", with the outcome word in the active language."""
+    words = {"pass": _("pass"), "fail": _("fail"), "unknown": _("unknown"), "warn": _("warn")}
+    return _("%(reasoning)s → %(outcome)s") % {"reasoning": reasoning, "outcome": words.get(outcome, outcome)}
+
+
+def _judged(status: str, formula_value: float | None, reasoning: str, outcome: str | None = None) -> Verdict:
+    return Verdict(status, formula_value, _outcome(reasoning, outcome or status), reasoning)
 
 
 def _decimal(value: float | int | Decimal) -> Decimal:
@@ -65,7 +84,11 @@ def holds(value: Decimal, operator: str, threshold: float) -> bool:
 
 def rule_in_words(check_type: str, operator: str, threshold: float) -> str:
     """ "Pass when actual − expected ≤ 0" — used by the results page and the CLI."""
-    return f"Pass when {CHECK_TYPES[check_type]} {OPERATORS[operator][1]} {_number(threshold)}"
+    return _("Pass when %(formula)s %(operator)s %(threshold)s") % {
+        "formula": _(CHECK_TYPES[check_type]),
+        "operator": OPERATORS[operator][1],
+        "threshold": _number(threshold),
+    }
 
 
 def formula_in_words(check_type: str, operator: str, threshold: float | None) -> str:
@@ -84,15 +107,16 @@ def evaluate(
 ) -> Verdict:
     rule = rule_in_words(check_type, operator, threshold)
     if statistic is None:
-        return Verdict("unknown", None, f"{rule}: no statistic was measured → unknown")
+        return _judged("unknown", None, _("%(rule)s: no statistic was measured") % {"rule": rule})
     if comparison is None:
-        return Verdict("unknown", None, f"{rule}: no expected value yet (no earlier results) → unknown")
+        return _judged("unknown", None, _("%(rule)s: no expected value yet (no earlier results)") % {"rule": rule})
     value = formula_value(check_type, statistic, comparison)
     passed = holds(value, operator, threshold)
     symbol = OPERATORS[operator][1] if passed else NEGATED[operator]
     arithmetic = _arithmetic(check_type, statistic, comparison)
-    sentence = f"{rule}: {arithmetic} = {_number(value)} {symbol} {_number(threshold)} → {'pass' if passed else 'fail'}"
-    return Verdict("pass" if passed else "fail", float(value), sentence)
+    calculation = f"{arithmetic} = {_number(value)} {symbol} {_number(threshold)}"
+    reasoning = _("%(rule)s: %(calculation)s") % {"rule": rule, "calculation": calculation}
+    return _judged("pass" if passed else "fail", float(value), reasoning)
 
 
 def _arithmetic(check_type: str, statistic: float, comparison: float) -> str:
@@ -102,7 +126,7 @@ def _arithmetic(check_type: str, statistic: float, comparison: float) -> str:
     if check_type == "statistics_minus_comparison":
         return f"{actual} − {expected}"
     if _decimal(comparison) <= 0:
-        return f"(expected {expected} ≤ 0, so the percentage is 0)"
+        return _("(expected %(expected)s ≤ 0, so the percentage is 0)") % {"expected": expected}
     if check_type == "statistics_comparison_percentage":
         return f"{actual} ÷ {expected} × 100"
     return f"|{expected} − {actual}| ÷ {expected} × 100"
@@ -205,22 +229,76 @@ def evaluate_range(
     included). "9,800,000 is below the expected range [9,650,000, 10,450,000] from 7 normal
     batches → fail"; too few normal batches → unknown. `learned` says what the baseline was made
     of ("learned from 7 of 9 earlier results: 2 failed excluded") and is added in parentheses."""
-    note = f" ({learned})" if learned else ""
+    note = _(" (%(learned)s)") % {"learned": learned} if learned else ""
     if statistic is None:
-        return Verdict("unknown", None, "No statistic was measured → unknown")
+        return _judged("unknown", None, _("No statistic was measured"))
     if expected is None:
-        return Verdict(
+        return _judged(
             "unknown",
             None,
-            f"{_grouped(statistic)}: too few normal {unit} for an expected range ({baseline} of the {needed} needed)"
-            f"{note} → unknown",
+            _("%(statistic)s: too few normal %(unit)s for an expected range (%(baseline)s of the %(needed)s needed)")
+            % {"statistic": _grouped(statistic), "unit": unit_words(unit), "baseline": baseline, "needed": needed}
+            + note,
         )
     low, high = expected
-    where = "below" if statistic < low else "above" if statistic > high else "within"
     span = f"[{_grouped(low)}, {_grouped(high)}]"
-    sentence = f"{_grouped(statistic)} is {where} the expected range {span} from {baseline} normal {unit}{note}"
-    passed = where == "within"
-    return Verdict("pass" if passed else "fail", None, f"{sentence} → {'pass' if passed else 'fail'}")
+    where = {
+        "below": _("%(statistic)s is below the expected range %(range)s from %(baseline)s normal %(unit)s"),
+        "above": _("%(statistic)s is above the expected range %(range)s from %(baseline)s normal %(unit)s"),
+        "within": _("%(statistic)s is within the expected range %(range)s from %(baseline)s normal %(unit)s"),
+    }["below" if statistic < low else "above" if statistic > high else "within"]
+    reasoning = where % {
+        "statistic": _grouped(statistic),
+        "range": span,
+        "baseline": baseline,
+        "unit": unit_words(unit),
+    }
+    passed = low <= statistic <= high
+    return _judged("pass" if passed else "fail", None, reasoning + note)
+
+
+# What a baseline counts, in words: "7 normal batches".
+UNITS = {"batches": gettext_noop("batches"), "runs": gettext_noop("runs")}
+
+
+def unit_words(unit: str) -> str:
+    return _(UNITS[unit]) if unit in UNITS else unit
+
+
+# Why an earlier result was left out of a baseline (executions/history.py, anomaly_judging.py).
+EXCLUDED = {
+    "backfill": gettext_noop("backfill"),
+    "rerun": gettext_noop("rerun"),
+    "re-validation": gettext_noop("re-validation"),
+    "non-business day": gettext_noop("non-business day"),
+    "released": gettext_noop("released"),
+    "failed": gettext_noop("failed"),
+    "errored": gettext_noop("errored"),
+    "unknown": gettext_noop("unknown"),
+    "warned": gettext_noop("warned"),
+    "anomaly": gettext_noop("anomaly"),
+    "expected": gettext_noop("expected"),
+    "repeat of its slot": gettext_noop("repeat of its slot"),
+}
+
+
+def learned_words(learned: dict) -> str:
+    """ "learned from 5 of 9 earlier results: 2 failed, 1 backfill excluded", in the active
+    language, from the counts a baseline stored (its stored `sentence` is the English one)."""
+    used, considered = learned["used"], learned["considered"]
+    sentence = ngettext(
+        "learned from %(used)s of %(considered)s earlier result",
+        "learned from %(used)s of %(considered)s earlier results",
+        considered,
+    ) % {"used": used, "considered": considered}
+    counts = learned.get("excluded") or {}
+    if counts:
+        listed = _(", ").join(
+            _("%(count)s %(reason)s") % {"count": n, "reason": _(EXCLUDED[reason]) if reason in EXCLUDED else reason}
+            for reason, n in counts.items()
+        )
+        sentence = _("%(learned)s: %(listed)s excluded") % {"learned": sentence, "listed": listed}
+    return sentence
 
 
 def _grouped(value: float) -> str:
@@ -237,22 +315,46 @@ def evaluate_anomaly(statistic: float | None, source: dict) -> Verdict:
     detection anomaly-v1, seasonality day of week, learned from 60 of 64 earlier results: … → warn".
     The status is pass, fail (warn is a fail that never blocks: the caller records it so) or
     unknown."""
-    note = f" ({source['learned']['sentence']})" if source.get("learned") else ""
+    note = _(" (%(learned)s)") % {"learned": learned_words(source["learned"])} if source.get("learned") else ""
     verdict = source.get("verdict")
     if statistic is None:
-        return Verdict("unknown", None, "No statistic was measured → unknown")
+        return _judged("unknown", None, _("No statistic was measured"))
     if verdict == "unknown":
-        return Verdict("unknown", None, f"{_grouped(statistic)}: {source.get('message', '')}{note} → unknown")
+        return _judged("unknown", None, f"{_grouped(statistic)}: {source.get('message', '')}{note}")
     warn, fail = source["warn_range"], source["fail_range"]
     where = source.get("side") or "within"
-    sentence = (
-        f"{_grouped(statistic)} is {where} the expected range {_span(warn)} (fail beyond {_span(fail)}); "
-        f"anomaly detection {source.get('algorithm_version')}, seasonality "
-        f"{str(source.get('seasonality', 'none')).replace('_', ' ')}{note}"
+    sides = {
+        "below": _("%(statistic)s is below the expected range %(range)s (fail beyond %(fail)s)"),
+        "above": _("%(statistic)s is above the expected range %(range)s (fail beyond %(fail)s)"),
+        "within": _("%(statistic)s is within the expected range %(range)s (fail beyond %(fail)s)"),
+    }
+    seasonality = str(source.get("seasonality", "none"))
+    reasoning = (
+        (sides.get(where) or sides["within"])
+        % {
+            "statistic": _grouped(statistic),
+            "range": _span(warn),
+            "fail": _span(fail),
+        }
+        + _("; anomaly detection %(version)s, seasonality %(seasonality)s")
+        % {
+            "version": source.get("algorithm_version"),
+            "seasonality": _(SEASONALITY[seasonality]) if seasonality in SEASONALITY else seasonality.replace("_", " "),
+        }
+        + note
     )
     if verdict == "warn":
-        return Verdict("fail", None, f"{sentence} → warn (an alert; it never blocks)")
-    return Verdict("pass" if verdict == "pass" else "fail", None, f"{sentence} → {verdict}")
+        return Verdict(
+            "fail", None, _("%(reasoning)s → warn (an alert; it never blocks)") % {"reasoning": reasoning}, reasoning
+        )
+    return _judged("pass" if verdict == "pass" else "fail", None, reasoning, verdict)
+
+
+SEASONALITY = {
+    "none": gettext_noop("none"),
+    "day_of_week": gettext_noop("day of week"),
+    "hour_of_day": gettext_noop("hour of day"),
+}
 
 
 def _span(band: list | None) -> str:
@@ -260,3 +362,72 @@ def _span(band: list | None) -> str:
         return "[]"
     low, high = band
     return f"[{'−∞' if low is None else _grouped(low)}, {'∞' if high is None else _grouped(high)}]"
+
+
+def verdict_of(statistic, comparison, source: dict, check_type: str, operator: str, threshold) -> Verdict:
+    """A result's verdict from what it was judged by: the learned range of a dynamic threshold,
+    anomaly detection's evidence, or its formula (executions/recording.py records it; the screens
+    and alerts word it again with `result_verdict`)."""
+    if source.get("source") == "range":
+        return evaluate_range(
+            statistic,
+            source.get("expected_range"),
+            len(source["baseline"]),
+            source["unit"],
+            source["needed"],
+            learned=learned_words(source["learned"]) if source.get("learned") else "",
+        )
+    if source.get("source") == "anomaly":
+        return evaluate_anomaly(statistic, source)
+    return evaluate(statistic, comparison, check_type, operator, threshold)
+
+
+def empty_partition_sentence(reasoning: str, scope: str) -> str:
+    """A pass on a partition with no rows is no evidence (executions/recording.py makes it unknown)."""
+    return _("%(reasoning)s; but %(scope)s has no rows, and passing on no rows is no evidence → unknown") % {
+        "reasoning": reasoning,
+        "scope": scope,
+    }
+
+
+def result_verdict(
+    stored: str,
+    status: str,
+    statistic,
+    comparison,
+    source: dict | None,
+    check_type: str,
+    operator: str,
+    threshold,
+    partition_key: str = "",
+) -> str:
+    """The verdict of a recorded result in the active language, worded again from the numbers and
+    evidence it was judged by (the same words it was recorded with, when the language is English);
+    the stored sentence when it cannot be (an error has none, a result of an older shape)."""
+    if status == "error":
+        return stored
+    from .scopes import scope_words
+
+    source = source or {}
+    try:
+        verdict = verdict_of(statistic, comparison, source, check_type, operator, threshold)
+    except (KeyError, TypeError, ValueError, ArithmeticError, IndexError):
+        return stored
+    if source.get("empty_partition") and verdict.status == "pass" and status == "unknown":
+        return empty_partition_sentence(verdict.reasoning, scope_words(partition_key))
+    return verdict.sentence
+
+
+def verdict_in_words(result) -> str:
+    """`result_verdict` of a Result."""
+    return result_verdict(
+        result.verdict,
+        result.status,
+        result.statistics_value,
+        result.comparison_value,
+        result.comparison_source,
+        result.check_type,
+        result.operator,
+        result.threshold,
+        result.partition_key,
+    )

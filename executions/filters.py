@@ -19,6 +19,7 @@ from datetime import datetime, time, timedelta
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import ValidationError
 
 from dq_platform.ids import as_id
@@ -35,7 +36,7 @@ def whole_number(params, name: str) -> int | None:
         return None
     found = as_id(raw)
     if found is None:
-        raise ValidationError({name: [f"An id (a whole number from 1); got {raw!r}."]})
+        raise ValidationError({name: [_("An id (a whole number from 1); got %(raw)s.") % {"raw": repr(raw)}]})
     return found
 
 
@@ -45,7 +46,14 @@ def choices(params, name: str, allowed: list[str]) -> list[str]:
     picked = [value.strip() for value in raw.split(",") if value.strip()]
     unknown = [value for value in picked if value not in allowed]
     if unknown:
-        raise ValidationError({name: [f"Unknown {name} {', '.join(map(repr, unknown))}; use {', '.join(allowed)}."]})
+        raise ValidationError(
+            {
+                name: [
+                    _("Unknown %(name)s %(items)s; use %(allowed)s.")
+                    % {"name": name, "items": ", ".join(map(repr, unknown)), "allowed": ", ".join(allowed)}
+                ]
+            }
+        )
     return picked
 
 
@@ -54,7 +62,7 @@ def flag(params, name: str) -> bool | None:
     if raw == "":
         return None
     if raw not in TRUE + FALSE:
-        raise ValidationError({name: [f"true or false; got {raw!r}."]})
+        raise ValidationError({name: [_("true or false; got %(raw)s.") % {"raw": repr(raw)}]})
     return raw in TRUE
 
 
@@ -72,7 +80,9 @@ def moment(params, name: str, end_of_day: bool) -> datetime | None:
     except ValueError:
         when = None
     if when is None:
-        raise ValidationError({name: [f"Use YYYY-MM-DD or an ISO date-time (2026-11-30T08:00:00Z); got {raw!r}."]})
+        raise ValidationError(
+            {name: [_("Use YYYY-MM-DD or an ISO date-time (2026-11-30T08:00:00Z); got %(raw)s.") % {"raw": repr(raw)}]}
+        )
     return timezone.make_aware(when) if timezone.is_naive(when) else when
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view
@@ -29,17 +31,21 @@ DECIDED_BY_RANGE = (ComparisonType.Source.RANGE, ComparisonType.Source.ANOMALY)
 class FormulaRequest(serializers.Serializer):
     check_type = serializers.ChoiceField(choices=list(CHECK_TYPES), required=False)
     operator = serializers.ChoiceField(choices=list(OPERATORS), required=False)
-    threshold = serializers.FloatField(required=False, error_messages={"invalid": "The threshold must be a number."})
+    threshold = serializers.FloatField(
+        required=False, error_messages={"invalid": gettext_lazy("The threshold must be a number.")}
+    )
     comparison_type = serializers.SlugRelatedField(
         slug_field="key",
         queryset=ComparisonType.objects.all(),
         required=False,
-        error_messages={"does_not_exist": 'Unknown comparison type "{value}"; see /api/v1/comparison-types/.'},
+        error_messages={
+            "does_not_exist": gettext_lazy('Unknown comparison type "{value}"; see /api/v1/comparison-types/.')
+        },
     )
 
     def validate_threshold(self, value: float) -> float:
         if not math.isfinite(value):
-            raise serializers.ValidationError("The threshold must be a finite number.")
+            raise serializers.ValidationError(_("The threshold must be a finite number."))
         return value
 
     def validate(self, attrs):
@@ -47,7 +53,7 @@ class FormulaRequest(serializers.Serializer):
         if kind is not None and kind.source in DECIDED_BY_RANGE:
             return attrs
         missing = {
-            field: ["This field is required."]
+            field: [_("This field is required.")]
             for field in ("check_type", "operator", "threshold")
             if field not in attrs
         }
@@ -75,7 +81,7 @@ def formula_preview(request):
     rule = given.validated_data
     kind = rule.get("comparison_type")
     if kind is not None and kind.source in DECIDED_BY_RANGE:
-        words = kind.description or f"Pass when the statistic lies within the range of {kind.name}"
+        words = kind.description or _("Pass when the statistic lies within the range of %(name)s") % {"name": kind.name}
         return Response({"formula": words, "by_range": True})
     return Response(
         {"formula": rule_in_words(rule["check_type"], rule["operator"], rule["threshold"]), "by_range": False}

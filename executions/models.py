@@ -8,8 +8,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from datasources.models import reading_only_readable
+
+from .stored_words import CANCELLED_BY
 
 
 class RunQuerySet(models.QuerySet):
@@ -60,25 +63,25 @@ def datasource_ids_read(batches: dict) -> set[int]:
 
 class Run(models.Model):
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        PASSED = "passed", "Passed"
-        FAILED = "failed", "Failed"
-        ERROR = "error", "Error"
-        CANCELLED = "cancelled", "Cancelled"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        PASSED = "passed", _("Passed")
+        FAILED = "failed", _("Failed")
+        ERROR = "error", _("Error")
+        CANCELLED = "cancelled", _("Cancelled")
         # No check failed or errored, but one could not decide (no expected value yet): not "passed".
-        UNKNOWN = "unknown", "Unknown"
+        UNKNOWN = "unknown", _("Unknown")
 
     class Trigger(models.TextChoices):
-        MANUAL = "manual", "Manual"
-        SCHEDULE = "schedule", "Schedule"
-        API = "api", "API"
-        BACKFILL = "backfill", "Backfill"
+        MANUAL = "manual", _("Manual")
+        SCHEDULE = "schedule", _("Schedule")
+        API = "api", _("API")
+        BACKFILL = "backfill", _("Backfill")
 
     class ScanMode(models.TextChoices):
-        FULL = "full", "Full scan"
-        PARTITION = "partition", "Partition (filtered)"
-        SAMPLE = "sample", "Sample"
+        FULL = "full", _("Full scan")
+        PARTITION = "partition", _("Partition (filtered)")
+        SAMPLE = "sample", _("Sample")
 
     FINISHED = (Status.PASSED, Status.FAILED, Status.ERROR, Status.UNKNOWN, Status.CANCELLED)
 
@@ -154,7 +157,9 @@ class Run(models.Model):
         a queued run's task finds it no longer queued and does nothing. No results are recorded:
         a cancelled run says nothing about the data, and must not block or count as an error."""
         updated = Run.objects.filter(pk=self.pk, status__in=(self.Status.QUEUED, self.Status.RUNNING)).update(
-            status=self.Status.CANCELLED, message=f"Cancelled by {user.get_username()}.", finished_at=timezone.now()
+            status=self.Status.CANCELLED,
+            message=CANCELLED_BY % {"user": user.get_username()},
+            finished_at=timezone.now(),
         )
         self.refresh_from_db()
         return bool(updated)
@@ -190,10 +195,10 @@ class Run(models.Model):
 
 class Result(models.Model):
     class Status(models.TextChoices):
-        PASS = "pass", "Pass"
-        FAIL = "fail", "Fail"
-        ERROR = "error", "Error"
-        UNKNOWN = "unknown", "Unknown"
+        PASS = "pass", _("Pass")
+        FAIL = "fail", _("Fail")
+        ERROR = "error", _("Error")
+        UNKNOWN = "unknown", _("Unknown")
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
     check_version = models.ForeignKey("rules.CheckVersion", on_delete=models.PROTECT, related_name="results")
@@ -270,8 +275,8 @@ class ResultFeedback(models.Model):
     training). One per result; giving it again replaces it."""
 
     class Verdict(models.TextChoices):
-        EXPECTED = "expected", "Expected (a false alarm)"
-        INCIDENT = "incident", "A real incident"
+        EXPECTED = "expected", _("Expected (a false alarm)")
+        INCIDENT = "incident", _("A real incident")
 
     result = models.OneToOneField(Result, on_delete=models.CASCADE, related_name="feedback")
     rule_check = models.ForeignKey("rules.Check", on_delete=models.PROTECT, related_name="+")
@@ -347,10 +352,10 @@ class PreviewJob(models.Model):
     A row per job also counts a user's previews in flight, across every web process."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        ERROR = "error", "Error"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        ERROR = "error", _("Error")
 
     IN_FLIGHT = (Status.QUEUED, Status.RUNNING)
 

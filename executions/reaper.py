@@ -25,6 +25,7 @@ from django.utils import timezone
 from .heartbeat import FORGET_AFTER
 from .models import Run, WorkerHeartbeat
 from .recording import fail_run
+from .stored_words import MINUTES, NAMED_WORKER_STOPPED, NEVER_CLAIMED, SECONDS, WORKER_STOPPED
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +52,7 @@ def end_runs_whose_worker_died(now, alive: list[WorkerHeartbeat]) -> int:
     for run in Run.objects.filter(status=Run.Status.RUNNING, started_at__lt=claimed_before):
         if holding.get(run.worker) == run.pk:
             continue
-        who = f"The worker running this run ({run.worker})" if run.worker else "The worker running this run"
-        fail_run(run, f"{who} stopped before it finished (killed, crashed or lost); retry the run.")
+        fail_run(run, NAMED_WORKER_STOPPED % {"worker": run.worker} if run.worker else WORKER_STOPPED)
         run.refresh_from_db()
         ended += run.status == Run.Status.ERROR
     return ended
@@ -71,9 +71,12 @@ def resend_unclaimed_runs(now, alive: list[WorkerHeartbeat], send: Callable[[Run
     for run in Run.objects.filter(status=Run.Status.QUEUED, enqueued_at__lte=cutoff).order_by("created_at", "id"):
         if run.enqueue_count >= settings.DQ_RUN_MAX_ENQUEUES:
             counts["given_up"] += run.give_up_unclaimed(
-                f"No worker took this run although one was idle (its task was sent {run.enqueue_count} "
-                f"times over {_elapsed(now - run.created_at)}). Check that a worker consumes the "
-                f"'{settings.DQ_SPARK_QUEUE}' queue and that its log shows no error, then retry the run."
+                NEVER_CLAIMED
+                % {
+                    "count": run.enqueue_count,
+                    "elapsed": _elapsed(now - run.created_at),
+                    "queue": settings.DQ_SPARK_QUEUE,
+                }
             )
         elif run.note_resent():
             send(run)
@@ -83,4 +86,4 @@ def resend_unclaimed_runs(now, alive: list[WorkerHeartbeat], send: Callable[[Run
 
 def _elapsed(delta: timedelta) -> str:
     seconds = int(delta.total_seconds())
-    return f"{seconds // 60} min" if seconds >= 120 else f"{seconds} s"
+    return MINUTES % {"count": seconds // 60} if seconds >= 120 else SECONDS % {"count": seconds}

@@ -5,16 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils import translation
 
 from dq_engine.rowchecks.spec_checks import contract_details, critical_failures, rule_details
 from rules.comparison_types import ANOMALY_PARAMS, ComparisonSpec
 from rules.models import CheckVersion, content_hash
 
 from . import anomaly_judging, history
-from .evaluation import evaluate, evaluate_anomaly, evaluate_range
+from .evaluation import empty_partition_sentence
+from .evaluation import verdict_of as evaluate_verdict
 from .models import Result, Run, StatisticValue
 from .scopes import scope_of, scope_words
 from .signals import run_finished
+from .stored_words import CRITICAL_FAILED, NO_COMPARISON, NO_RESULT, NOT_EVALUATED, SOME_NOT_EVALUATED
 
 VERDICT_FIELDS = (
     "check_type",
@@ -34,7 +37,14 @@ def identity_of(version: CheckVersion) -> str:
 
 
 def record_results(run: Run, document: dict[str, Any]) -> None:
-    """Turn the engine's numbers into verdicts, append results and history, finish the run."""
+    """Turn the engine's numbers into verdicts, append results and history, finish the run. The
+    verdicts and messages are recorded in English, whoever's request ended the run; screens and
+    alerts word them in their reader's language (executions/stored_words.py)."""
+    with translation.override("en"):
+        _record_results(run, document)
+
+
+def _record_results(run: Run, document: dict[str, Any]) -> None:
     backfill = run.trigger == Run.Trigger.BACKFILL
     with transaction.atomic():
         versions = run.check_versions.select_related("definition")
@@ -42,7 +52,7 @@ def record_results(run: Run, document: dict[str, Any]) -> None:
         errors = sum(r.status == Result.Status.ERROR for r in results)
         status = run_status_of([r.status for r in results])
         message = document.get("message") or (
-            f"{errors} of {len(results)} checks could not be evaluated." if errors else ""
+            SOME_NOT_EVALUATED % {"errors": errors, "total": len(results)} if errors else ""
         )
         finished = run.finish(
             status,
@@ -89,7 +99,7 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
     where = run.batches["assignments"][str(version.pk)]
     outcome = document["checks"].get(str(version.pk)) or {
         "status": "error",
-        "message": "The engine returned no result.",
+        "message": NO_RESULT,
     }
     identity = identity_of(version)
     # The statistic's name as the version's own template version defines it, not the template's today.
@@ -126,33 +136,23 @@ def _record_one(run: Run, version: CheckVersion, document: dict[str, Any], backf
     if outcome.get("status") != "ok":
         result.status, result.message = (
             Result.Status.ERROR,
-            outcome.get("message") or "The check could not be evaluated.",
+            outcome.get("message") or NOT_EVALUATED,
         )
         result.save()
         return result
-    if source.get("source") == "range":  # a dynamic threshold: the range decides, not the formula
-        expected = source["expected_range"]
-        verdict = evaluate_range(
-            result.statistics_value,
-            expected,
-            len(source["baseline"]),
-            source["unit"],
-            source["needed"],
-            learned=source["learned"]["sentence"],
-        )
+    # A dynamic threshold and anomaly detection decide by their learned range, not the formula.
+    verdict = evaluate_verdict(
+        result.statistics_value, comparison, source, result.check_type, result.operator, result.threshold
+    )
+    if source.get("source") in ("range", anomaly_judging.SOURCE):
         result.details = {**result.details, "baseline": source["learned"]}
-    elif source.get("source") == anomaly_judging.SOURCE:  # anomaly detection decides, with a warn band
-        verdict = evaluate_anomaly(result.statistics_value, source)
-        result.details = {**result.details, "baseline": source["learned"]}
-        if source.get("severity") == "warn":
-            # A warn is the smallest honest step below a failure: it alerts (and opens or joins
-            # the incident) but never blocks, whatever the check's failure strategy.
-            result.failure_strategy = "alert"
-    else:
-        verdict = evaluate(result.statistics_value, comparison, result.check_type, result.operator, result.threshold)
+    if source.get("source") == anomaly_judging.SOURCE and source.get("severity") == "warn":
+        # A warn is the smallest honest step below a failure: it alerts (and opens or joins
+        # the incident) but never blocks, whatever the check's failure strategy.
+        result.failure_strategy = "alert"
     result.status, result.formula_value, result.verdict = verdict.status, verdict.formula_value, verdict.sentence
     _critical_blocks(result)
-    _empty_partition(result)
+    _empty_partition(result, verdict)
     result.save()
     if result.statistics_value is not None:
         StatisticValue.objects.create(
@@ -196,11 +196,11 @@ def _critical_blocks(result: Result) -> None:
     if not critical:
         return
     result.status, result.failure_strategy = Result.Status.FAIL, "block"
-    note = f"Critical checks failed: {', '.join(critical)}; the result blocks whatever its threshold."
+    note = CRITICAL_FAILED % {"checks": ", ".join(critical)}
     result.message = f"{result.message} {note}".strip()
 
 
-def _empty_partition(result: Result) -> None:
+def _empty_partition(result: Result, verdict) -> None:
     """A partition with no rows is no evidence that the table is fine: a check that would pass
     on it (no NULLs among no rows) is `unknown` instead, so it closes no incident, teaches no
     baseline, and the batch follows its table's fail mode. A failure stands: an empty partition
@@ -211,10 +211,7 @@ def _empty_partition(result: Result) -> None:
     if result.status != Result.Status.PASS:
         return
     result.status = Result.Status.UNKNOWN
-    result.verdict = (
-        f"{result.verdict.removesuffix(' → pass')}; but {scope_words(result.partition_key)} has no rows, "
-        "and passing on no rows is no evidence → unknown"
-    )
+    result.verdict = empty_partition_sentence(verdict.reasoning, scope_words(result.partition_key))
 
 
 def _comparison(run, version, outcome, document, where, identity, statistic_name, scope) -> tuple[float | None, dict]:
@@ -225,7 +222,10 @@ def _comparison(run, version, outcome, document, where, identity, statistic_name
         return outcome.get("comparison"), {"type": "comparison_query"}
     spec = version.comparison_spec()
     if spec is None:
-        return None, {"type": key, "problem": f"Template version {version.template_version} defines no {key!r}."}
+        return None, {
+            "type": key,
+            "problem": NO_COMPARISON % {"version": version.template_version, "comparison": repr(key)},
+        }
     if spec.source == "range":
         return _range(spec, run, identity, statistic_name, scope)
     if spec.source == "history":

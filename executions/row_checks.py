@@ -17,6 +17,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view
@@ -86,7 +87,9 @@ def _datasource(user, value: Any, fields: dict) -> Datasource | None:
         return None
     datasource = Datasource.objects.visible_to(user).filter(pk=value).first()
     if datasource is None:
-        fields["src_datasource_id"] = [f"Datasource {value} does not exist or you may not use it."]
+        fields["src_datasource_id"] = [
+            _("Datasource %(value)s does not exist or you may not use it.") % {"value": value}
+        ]
     return datasource
 
 
@@ -94,11 +97,14 @@ def _columns(datasource: Datasource, table: str, fields: dict) -> list[str] | No
     try:
         connector = connector_for(datasource)
         if table not in connector.tables():
-            fields["src_table"] = [f"Table {table!r} does not exist in datasource {datasource.name!r}."]
+            fields["src_table"] = [
+                _("Table %(table)s does not exist in datasource %(name)s.")
+                % {"table": repr(table), "name": repr(datasource.name)}
+            ]
             return None
         return [c.name for c in connector.columns(table)]
     except ConnectorError as exc:
-        fields["src_table"] = [f"Cannot read the columns of {table!r}: {exc}"]
+        fields["src_table"] = [_("Cannot read the columns of %(table)s: %(exc)s") % {"table": repr(table), "exc": exc}]
         return None
 
 
@@ -215,7 +221,7 @@ def _limit(value: Any) -> int:
     if isinstance(value, str) and value.isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIMIT:
-        raise _Invalid({"limit": [f"A whole number from 1 to {MAX_LIMIT}."]})
+        raise _Invalid({"limit": [_("A whole number from 1 to %(max_limit)s.") % {"max_limit": MAX_LIMIT}]})
     return value
 
 
@@ -223,7 +229,7 @@ def _filter(value: Any, columns: list[str] | None) -> str | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str):
-        raise _Invalid({"src_filter": ["The filter must be text."]})
+        raise _Invalid({"src_filter": [_("The filter must be text.")]})
     sample = RUN_PARAMETER.sub(lambda m: RUN_PARAMETERS.get(m.group(1), m.group(0)), value)
     try:
         parse_filter(sample, columns)

@@ -19,6 +19,7 @@ from dq_platform import api_times
 
 from .models import Result, Run
 from .serializers import batches_as_run
+from .stored_words import reworded
 
 # What a row is built from: the run's own columns and its author's name, nothing per row.
 COLUMNS = (
@@ -76,7 +77,7 @@ def list_rows(page: list[dict], user) -> list[dict]:
             "scan_mode": row["scan_mode"],
             "spark_application_id": row["spark_application_id"],
             "plan": row["plan"],
-            "message": row["message"],
+            "message": reworded(row["message"]),
             "created_by": row["created_by__username"],
             "created_at": moment(row["created_at"]),
             "started_at": moment(row["started_at"]),

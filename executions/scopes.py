@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 WHOLE_TABLE = ""
 BIZ_DATE = "${biz_date}"
 
@@ -42,9 +44,9 @@ def scope_of(run, batch_name: str) -> str:
 def scope_words(key: str) -> str:
     """`{"country":"NO"}` → "partition country=NO"; "" → "the whole table"."""
     if not key:
-        return "the whole table"
+        return _("the whole table")
     try:
         values = json.loads(key)
     except ValueError:
-        return f"partition {key}"
-    return "partition " + ", ".join(f"{name}={value}" for name, value in values.items())
+        return _("partition %(partition)s") % {"partition": key}
+    return _("partition %(partition)s") % {"partition": ", ".join(f"{name}={value}" for name, value in values.items())}

@@ -4,6 +4,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from django.db.models import F
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -14,8 +15,21 @@ from dq_platform import api_times
 from dq_platform.api_shapes import ParamsField, StringMapField, json_field
 from rules.models import Check
 
-from .evaluation import evaluate, formula_in_words, result_band, result_fail_band
+from .evaluation import formula_in_words, result_band, result_fail_band, result_verdict, verdict_in_words
 from .models import Result, Run, blocks
+from .stored_words import reworded
+
+
+class StoredMessageField(serializers.CharField):
+    """A message written when the run ended, shown in the reader's language where it can be
+    (executions/stored_words.py)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value) -> str:
+        return reworded(super().to_representation(value))
 
 
 class RunRequestSerializer(serializers.Serializer):
@@ -46,12 +60,12 @@ class RunRequestSerializer(serializers.Serializer):
                 "do not exist or you may not run them."
             )
         if len(set(ids)) != len(ids):
-            raise serializers.ValidationError("A check is listed twice.")
+            raise serializers.ValidationError(_("A check is listed twice."))
         return [visible[i] for i in ids]
 
     def validate(self, attrs):
         if attrs.get("trigger") == Run.Trigger.BACKFILL and "biz_date" not in attrs:
-            raise serializers.ValidationError({"biz_date": ["A backfill needs the business date it checks."]})
+            raise serializers.ValidationError({"biz_date": [_("A backfill needs the business date it checks.")]})
         return attrs
 
 
@@ -136,7 +150,7 @@ def shown_result(v: dict, moment: Callable[[datetime | None], str | None]) -> di
         "formula": formula_in_words(v["check_type"], v["operator"], v["threshold"]),
         "verdict": _verdict(v),
         "blocks": blocks(v["failure_strategy"], v["status"]),
-        "message": v["message"],
+        "message": reworded(v["message"]),
         "error_row_count": v["error_row_count"],
         "error_rows_written": v["error_rows_written"],
         "has_error_rows": bool(v["error_rows_path"] and v["error_rows_written"]),
@@ -158,15 +172,19 @@ def _number(value: float | None) -> float | None:
 
 
 def _verdict(v: dict) -> str:
-    # Results recorded before verdicts were stored get theirs worded now, from their own numbers.
-    if v["verdict"] or v["status"] == Result.Status.ERROR:
-        return v["verdict"]
-    try:
-        return evaluate(
-            v["statistics_value"], v["comparison_value"], v["check_type"], v["operator"], v["threshold"]
-        ).sentence
-    except (KeyError, ValueError):
-        return ""
+    # Worded in the reader's language from the result's own numbers (results recorded before
+    # verdicts were stored get theirs too).
+    return result_verdict(
+        v["verdict"],
+        v["status"],
+        v["statistics_value"],
+        v["comparison_value"],
+        v["comparison_source"],
+        v["check_type"],
+        v["operator"],
+        v["threshold"],
+        v["partition_key"],
+    )
 
 
 def _values_of(result: Result) -> dict:
@@ -337,14 +355,7 @@ class ResultSerializer(serializers.ModelSerializer):
         return formula_in_words(result.check_type, result.operator, result.threshold)
 
     def get_verdict(self, result: Result) -> str:
-        if result.verdict or result.status == Result.Status.ERROR:
-            return result.verdict
-        try:
-            return evaluate(
-                result.statistics_value, result.comparison_value, result.check_type, result.operator, result.threshold
-            ).sentence
-        except (KeyError, ValueError):
-            return ""
+        return verdict_in_words(result)
 
     def _batch(self, result: Result) -> dict:
         return (result.run.batches.get("definitions") or {}).get(result.batch) or {}
@@ -383,6 +394,7 @@ def batches_as_run(batches: dict, plan: dict | None) -> dict:
 
 class RunSerializer(serializers.ModelSerializer):
     results = ResultSerializer(many=True, read_only=True)
+    message = StoredMessageField(help_text="Why the run ended as it did, when it says more than its status.")
     batches = serializers.SerializerMethodField()
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
@@ -461,6 +473,7 @@ class HistoryPointSerializer(serializers.ModelSerializer):
 
     result = serializers.IntegerField(source="id")
     check_version = serializers.IntegerField(source="check_version.number")
+    message = StoredMessageField()
     passing_band = serializers.SerializerMethodField()
     fail_band = serializers.SerializerMethodField(
         help_text="Anomaly detection only: beyond it the point failed, between it and passing_band it warned"

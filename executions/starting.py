@@ -11,6 +11,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from sqlglot import exp
 
 from datasources.connectors import connector_for
@@ -115,12 +116,13 @@ def refuse_checks_reading_deleted_datasources(checks: list[Check]) -> None:
     problems = []
     for check in checks:
         for datasource_id in sorted(check.datasource_ids() - alive):
-            what = (
-                f"datasource {deleted[datasource_id]!r}" if datasource_id in deleted else f"datasource {datasource_id}"
-            )
+            named = repr(deleted[datasource_id]) if datasource_id in deleted else datasource_id
             problems.append(
-                f"Check {check.name!r} (id {check.pk}) reads {what}, which was deleted; "
-                "edit the check to read another datasource, then run it."
+                gettext(
+                    "Check %(name)s (id %(id)s) reads datasource %(datasource)s, which was deleted; "
+                    "edit the check to read another datasource, then run it."
+                )
+                % {"name": repr(check.name), "id": check.pk, "datasource": named}
             )
     if problems:
         raise RunRequestInvalid({"checks": problems})
@@ -128,7 +130,10 @@ def refuse_checks_reading_deleted_datasources(checks: list[Check]) -> None:
 
 class RunAlreadyRetried(Exception):
     def __init__(self, retry: Run):
-        super().__init__(f"Run {retry.retry_of_id} was already retried as run {retry.pk} (attempt {retry.attempt}).")
+        super().__init__(
+            gettext("Run %(run)s was already retried as run %(retry)s (attempt %(attempt)s).")
+            % {"run": retry.retry_of_id, "retry": retry.pk, "attempt": retry.attempt}
+        )
         self.retry = retry
 
 
@@ -145,7 +150,8 @@ def retry_run(run: Run, user) -> Run:
         raise RunRequestInvalid(
             {
                 "run": [
-                    f"Run {run.pk} read datasource {', '.join(map(repr, deleted))}, which was deleted; it cannot be read again."
+                    gettext("Run %(run)s read datasource %(datasources)s, which was deleted; it cannot be read again.")
+                    % {"run": run.pk, "datasources": ", ".join(map(repr, deleted))}
                 ]
             }
         )

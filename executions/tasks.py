@@ -16,6 +16,7 @@ from .launcher import RunStopped, launch
 from .models import Run
 from .recording import fail_run, record_results
 from .signals import run_started
+from .stored_words import ENGINE_FAILED, MINUTES, RUN_IS_NOW, SECONDS, TIME_LIMIT
 
 log = logging.getLogger(__name__)
 
@@ -26,15 +27,11 @@ BACKSTOP_SOFT, BACKSTOP_HARD = 60, 120
 
 
 def time_limit_message() -> str:
-    return (
-        f"The run took longer than its time limit ({_duration(settings.DQ_RUN_TIME_LIMIT)}) and was stopped. "
-        "Make the checks cheaper (a filter on a partition, a sample), or raise the limit with the "
-        "DQ_RUN_TIME_LIMIT setting (seconds) and restart the workers."
-    )
+    return TIME_LIMIT % {"limit": _duration(settings.DQ_RUN_TIME_LIMIT)}
 
 
 def _duration(seconds: int) -> str:
-    return f"{seconds // 60} min" if seconds % 60 == 0 else f"{seconds} s"
+    return MINUTES % {"count": seconds // 60} if seconds % 60 == 0 else SECONDS % {"count": seconds}
 
 
 @shared_task(
@@ -63,7 +60,7 @@ def execute_claimed_run(run: Run) -> str:
             return time_limit_message()
         status = Run.objects.filter(pk=run.pk).values_list("status", flat=True).first()
         if status != Run.Status.RUNNING:  # cancelled (or ended by the reaper): nothing to record
-            return f"The run is {status} now."
+            return RUN_IS_NOW % {"status": status}
         return None
 
     try:
@@ -81,7 +78,7 @@ def execute_claimed_run(run: Run) -> str:
         return "error"
     except Exception as exc:  # noqa: BLE001 — any engine failure must end the run, never leave it running
         log.exception("Run %s failed in the engine", run.pk)
-        fail_run(run, f"The engine could not run the checks: {exc}")
+        fail_run(run, ENGINE_FAILED % {"reason": exc})
         return "error"
     record_results(run, document)
     return run.status

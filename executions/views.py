@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.db.models import Prefetch, prefetch_related_objects
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -239,7 +240,10 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     def cancel(self, request, pk=None):
         run = self._run_the_user_may_change(request, "cancel")
         if run.status in Run.FINISHED or not run.cancel(request.user):
-            raise Conflict(f"Run {run.pk} has already ended ({run.status}); there is nothing to cancel.")
+            raise Conflict(
+                _("Run %(id)s has already ended (%(status)s); there is nothing to cancel.")
+                % {"id": run.pk, "status": run.status}
+            )
         return Response(RunSerializer(run, context={"request": request}).data)
 
     @extend_schema(
@@ -255,11 +259,14 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
     def retry(self, request, pk=None):
         run = self._run_the_user_may_change(request, "retry")
         if run.status not in Run.FINISHED:
-            raise Conflict(f"Run {run.pk} is still {run.status}; only a run that has ended can be retried.")
+            raise Conflict(
+                _("Run %(id)s is still %(status)s; only a run that has ended can be retried.")
+                % {"id": run.pk, "status": run.status}
+            )
         try:
             retry = retry_run(run, request.user)
         except RunAlreadyRetried as exc:
-            raise Conflict(f"{exc} Retry that one instead.") from None
+            raise Conflict(_("%(exc)s Retry that one instead.") % {"exc": exc}) from None
         except RunRequestInvalid as exc:
             raise ValidationError(exc.fields) from None
         return Response(RunSerializer(retry, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
@@ -269,7 +276,9 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
             raise Http404
         run = get_object_or_404(Run.objects.visible_to(request.user), pk=int(self.kwargs["pk"]))
         if not run.may_be_changed_by(request.user):
-            raise PermissionDenied(f"Only the run's author or an administrator may {what} run {run.pk}.")
+            raise PermissionDenied(
+                _("Only the run's author or an administrator may %(what)s run %(id)s.") % {"what": what, "id": run.pk}
+            )
         return run
 
 
@@ -324,7 +333,7 @@ class ResultViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         page, page_size = _paging(request)
         check_name = request.query_params.get("check_name") or None
         if check_name is not None and len(check_name) > 200:
-            raise ValidationError({"check_name": ["A check name has at most 200 characters."]})
+            raise ValidationError({"check_name": [_("A check name has at most 200 characters.")]})
         found = error_rows.read_page(result.error_rows_path, page, page_size, check_name)
         return Response(
             {
@@ -389,7 +398,7 @@ def _paging(request) -> tuple[int, int]:
     for name, default, maximum in (("page", 1, 10**9), ("page_size", 50, MAX_PAGE_SIZE)):
         raw = request.query_params.get(name, str(default))
         if not raw.isdigit() or not 1 <= int(raw) <= maximum:
-            problems[name] = [f"A whole number from 1 to {maximum}."]
+            problems[name] = [_("A whole number from 1 to %(maximum)s.") % {"maximum": maximum}]
         else:
             values[name] = int(raw)
     if problems:

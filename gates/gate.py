@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from datasources.models import Datasource
 from dq_platform.ids import as_id
+from executions.stored_words import reworded
 
 from . import lifecycle
 from .models import Batch
@@ -47,9 +50,11 @@ def parse_partition(pairs: list[str], separator: str) -> dict[str, str]:
             continue
         name, found, value = item.partition(separator)
         if not found or not name.strip():
-            raise ValueError(f"{item!r} is not column{separator}value.")
+            raise ValueError(
+                _("%(pair)s is not column%(separator)svalue.") % {"pair": repr(item), "separator": separator}
+            )
         if name.strip() in partition:
-            raise ValueError(f"Column {name.strip()!r} is given twice.")
+            raise ValueError(_("Column %(column)s is given twice.") % {"column": repr(name.strip())})
         partition[name.strip()] = value.strip()
     return partition
 
@@ -58,11 +63,13 @@ def _json_partition(text: str) -> dict[str, str]:
     try:
         partition = json.loads(text)
     except ValueError:
-        raise ValueError(f"{text!r} is not a JSON object.") from None
+        raise ValueError(_("%(text)s is not a JSON object.") % {"text": repr(text)}) from None
     if not isinstance(partition, dict) or not all(
         isinstance(v, str | int) and not isinstance(v, bool) for v in partition.values()
     ):
-        raise ValueError(f"{text!r} is not a JSON object of column names to texts or whole numbers.")
+        raise ValueError(
+            _("%(text)s is not a JSON object of column names to texts or whole numbers.") % {"text": repr(text)}
+        )
     return partition
 
 
@@ -75,6 +82,6 @@ def answer(user, datasource: Datasource, table: str, partition: dict[str, str]) 
     )
     where = f"{datasource.name}.{table}" + (f" {describe(partition)}" if partition else "")
     if batch is None:
-        return GateAnswer(None, False, None, f"No batch of {where} is registered.")
+        return GateAnswer(None, False, None, _("No batch of %(table)s is registered.") % {"table": where})
     batch = lifecycle.catch_up(batch)
-    return GateAnswer(batch.state, batch.may_consume, batch.pk, batch.reason)
+    return GateAnswer(batch.state, batch.may_consume, batch.pk, reworded(batch.reason))

@@ -9,17 +9,24 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from executions.models import Run
+from executions.stored_words import register
 
 from .models import Batch, BatchAttempt, Release, TablePolicy
 from .policy import CheckOutcome, decide
+
+RUN_STARTED = gettext_noop("Run %(run)s started.")
+ENDED_WITHOUT_RESULTS = gettext_noop("Run %(run)s ended %(status)s without results.")
+ENDED_WITHOUT_RESULTS_SAYING = gettext_noop("Run %(run)s ended %(status)s without results: %(message)s")
+RELEASE_EXPIRED = gettext_noop("Release by %(user)s expired at %(at)s UTC. %(reason)s")
 
 
 def run_started(run: Run) -> None:
     attempt = BatchAttempt.objects.filter(run=run).select_related("batch").first()
     if attempt and attempt.batch.state == Batch.State.PENDING and _is_latest(attempt):
-        attempt.batch.move(Batch.State.VALIDATING, f"Run {run.pk} started.", by=f"run {run.pk}")
+        attempt.batch.move(Batch.State.VALIDATING, RUN_STARTED % {"run": run.pk}, by=f"run {run.pk}")
 
 
 def run_ended(run: Run) -> None:
@@ -54,8 +61,9 @@ def conclude(batch: Batch, attempt: BatchAttempt | None, no_result_reason: str =
 
 # How a batch's reasons and warnings name a check that reads another datasource than the batch's:
 # they are shown to whoever sees the batch, who may not see that check (its name, its tables).
-HIDDEN_CHECK = "a check that also reads another datasource"
-NOT_RUN = "not run: its requester may not read what it compares with"
+HIDDEN_CHECK = gettext_noop("a check that also reads another datasource")
+NOT_RUN = gettext_noop("not run: its requester may not read what it compares with")
+register(RUN_STARTED, ENDED_WITHOUT_RESULTS, ENDED_WITHOUT_RESULTS_SAYING, RELEASE_EXPIRED, NOT_RUN)
 
 
 def _outcomes(batch: Batch, attempt: BatchAttempt) -> tuple[list[CheckOutcome], str]:
@@ -70,7 +78,8 @@ def _outcomes(batch: Batch, attempt: BatchAttempt) -> tuple[list[CheckOutcome], 
     ]
     if outcomes:
         return outcomes, ""
-    return [], f"Run {run.pk} ended {run.status} without results" + (f": {run.message}" if run.message else ".")
+    ended = {"run": run.pk, "status": run.status, "message": run.message}
+    return [], (ENDED_WITHOUT_RESULTS_SAYING if run.message else ENDED_WITHOUT_RESULTS) % ended
 
 
 def _outcome(batch: Batch, result) -> CheckOutcome:
@@ -96,7 +105,12 @@ def expire_release(release: Release) -> bool:
         if batch.state == Batch.State.PUBLISHED and batch.policy_state != Batch.State.PUBLISHED:
             batch.move(
                 batch.policy_state,
-                f"Release by {released_by(release)} expired at {release.expires_at:%Y-%m-%d %H:%M} UTC. {batch.policy_reason}",
+                RELEASE_EXPIRED
+                % {
+                    "user": released_by(release),
+                    "at": f"{release.expires_at:%Y-%m-%d %H:%M}",
+                    "reason": batch.policy_reason,
+                },
                 by="release expiry",
             )
     return True

@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from datasources.models import Datasource
 
@@ -21,8 +22,8 @@ from .partitions import describe, partition_key
 
 
 class FailMode(models.TextChoices):
-    FAIL_CLOSED = "fail_closed", "Fail closed: hold the batch for approval"
-    FAIL_OPEN = "fail_open", "Fail open: publish with a warning"
+    FAIL_CLOSED = "fail_closed", _("Fail closed: hold the batch for approval")
+    FAIL_OPEN = "fail_open", _("Fail open: publish with a warning")
 
 
 class TablePolicy(models.Model):
@@ -50,7 +51,7 @@ class TablePolicy(models.Model):
             return rows[table], f"the policy of table {table}"
         if "" in rows:
             return rows[""], "the datasource's policy"
-        return FailMode.FAIL_CLOSED, "the default policy"
+        return FailMode.FAIL_CLOSED, "the default policy"  # words of gates/policy.py, stored in English
 
 
 class NonBusinessDay(models.Model):
@@ -78,19 +79,19 @@ class BatchQuerySet(models.QuerySet):
 
 class Batch(models.Model):
     class State(models.TextChoices):
-        PENDING = "pending_validation", "Pending validation"
-        VALIDATING = "validating", "Validating"
-        PASSED = "passed", "Passed"
-        FAILED = "failed", "Failed"
-        UNKNOWN = "unknown", "Unknown"
-        PUBLISHED = "published", "Published"
-        QUARANTINED = "quarantined", "Quarantined"
-        AWAITING_APPROVAL = "awaiting_approval", "Awaiting approval"
+        PENDING = "pending_validation", _("Pending validation")
+        VALIDATING = "validating", _("Validating")
+        PASSED = "passed", _("Passed")
+        FAILED = "failed", _("Failed")
+        UNKNOWN = "unknown", _("Unknown")
+        PUBLISHED = "published", _("Published")
+        QUARANTINED = "quarantined", _("Quarantined")
+        AWAITING_APPROVAL = "awaiting_approval", _("Awaiting approval")
 
     class ScheduleType(models.TextChoices):
-        NORMAL = "normal", "Normal"
-        BACKFILL = "backfill", "Backfill"
-        RERUN = "rerun", "Rerun"
+        NORMAL = "normal", _("Normal")
+        BACKFILL = "backfill", _("Backfill")
+        RERUN = "rerun", _("Rerun")
 
     VERDICTS = (State.PASSED, State.FAILED, State.UNKNOWN)
     OUTCOMES = (State.PUBLISHED, State.QUARANTINED, State.AWAITING_APPROVAL)
@@ -165,7 +166,7 @@ class Batch(models.Model):
         """The only way `state` changes: a conditional update on the state it leaves, then its
         Transition row. False (nothing changed) when someone else moved the batch first."""
         if to not in self.ALLOWED[self.state]:
-            raise ValueError(f"A batch cannot go from {self.state} to {to}.")
+            raise ValueError(_("A batch cannot go from %(state)s to %(to)s.") % {"state": self.state, "to": to})
         with transaction.atomic():
             updated = Batch.objects.filter(pk=self.pk, state=self.state).update(
                 state=to, reason=reason, updated_at=timezone.now(), **fields

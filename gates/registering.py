@@ -9,16 +9,34 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from datasources.connectors import connector_for
 from datasources.connectors.base import ConnectorError, TableNotFound
 from datasources.models import Datasource
 from executions.models import Run
 from executions.starting import RunRequestInvalid, start_run
+from executions.stored_words import register
 from rules.models import Check
 
 from . import lifecycle, partitions
 from .models import Batch, BatchAttempt, Release
+
+# Reasons stored on a batch in English; read in the reader's language (executions/stored_words.py).
+REGISTERED = gettext_noop("Registered; validation queued.")
+ALL_DISABLED = gettext_noop("The %(count)s check(s) bound to %(table)s are disabled; enable one, then re-validate.")
+NONE_BOUND = gettext_noop("No check reads %(table)s; bind checks to the table, then re-validate.")
+NONE_READABLE = gettext_noop(
+    "None of the %(count)s check(s) bound to %(table)s was run: they read data that %(user)s may not read. "
+    "An owner of the datasource re-validates the batch to run them."
+)
+REVALIDATION = gettext_noop("Re-validation requested by %(user)s.")
+REVALIDATION_ENDED_RELEASE = gettext_noop(
+    "Re-validation requested by %(user)s. It ended the release by %(released_by)s."
+)
+RELEASED = gettext_noop("Released by %(user)s until %(until)s UTC: %(reason)s")
+register(REGISTERED, ALL_DISABLED, NONE_BOUND, NONE_READABLE, REVALIDATION, REVALIDATION_ENDED_RELEASE, RELEASED)
 
 
 class BatchInvalid(Exception):
@@ -87,7 +105,7 @@ def register(fields: dict[str, Any], user) -> Batch:
             producer=fields.get("producer") or {},
             schedule_type=fields.get("schedule_type") or Batch.ScheduleType.NORMAL,
             notes=notes,
-            reason="Registered; validation queued.",
+            reason=REGISTERED,
             created_by=user,
         )
         start_attempt(batch, user)
@@ -113,7 +131,7 @@ def start_attempt(batch: Batch, user) -> BatchAttempt | None:
     trigger = Run.Trigger.BACKFILL if batch.schedule_type == Batch.ScheduleType.BACKFILL else Run.Trigger.API
     number = previous.number + 1 if previous else 1
     try:
-        run, _ = start_run(
+        run, _created = start_run(
             checks,
             user,
             biz_date=batch.biz_date,
@@ -148,13 +166,10 @@ def _skipped(batch: Batch, check: Check) -> dict[str, Any]:
 def _nothing_run(batch: Batch, user, skipped: int, disabled: int = 0) -> str:
     where = f"{batch.datasource.name}.{batch.table}"
     if not skipped and disabled:
-        return f"The {disabled} check(s) bound to {where} are disabled; enable one, then re-validate."
+        return ALL_DISABLED % {"count": disabled, "table": where}
     if not skipped:
-        return f"No check reads {where}; bind checks to the table, then re-validate."
-    return (
-        f"None of the {skipped} check(s) bound to {where} was run: they read data that "
-        f"{user.get_username()} may not read. An owner of the datasource re-validates the batch to run them."
-    )
+        return NONE_BOUND % {"table": where}
+    return NONE_READABLE % {"count": skipped, "table": where, "user": user.get_username()}
 
 
 def revalidate(batch: Batch, user) -> BatchAttempt | None:
@@ -162,12 +177,18 @@ def revalidate(batch: Batch, user) -> BatchAttempt | None:
     with transaction.atomic():
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
         if batch.state in Batch.IN_PROGRESS or batch.state in Batch.VERDICTS:
-            raise BatchConflict(f"Batch {batch.pk} is still {batch.state}; re-validate it once it has an outcome.")
+            raise BatchConflict(
+                _("Batch %(batch)s is still %(state)s; re-validate it once it has an outcome.")
+                % {"batch": batch.pk, "state": str(Batch.State(batch.state).label).lower()}
+            )
         release = batch.active_release()
-        why = f"Re-validation requested by {user.get_username()}."
+        why = REVALIDATION % {"user": user.get_username()}
         if release is not None:
             release.end(f"ended by {user.get_username()}'s re-validation", by=user)
-            why += f" It ended the release by {lifecycle.released_by(release)}."
+            why = REVALIDATION_ENDED_RELEASE % {
+                "user": user.get_username(),
+                "released_by": lifecycle.released_by(release),
+            }
         batch.move(Batch.State.PENDING, why, user=user)
         return start_attempt(batch, user)
 
@@ -179,12 +200,13 @@ def release(batch: Batch, user, reason: str, expires_at: datetime) -> Release:
         batch = Batch.objects.select_for_update().get(pk=batch.pk)
         if batch.state not in (Batch.State.QUARANTINED, Batch.State.AWAITING_APPROVAL):
             raise BatchConflict(
-                f"Batch {batch.pk} is {batch.state}; only a quarantined batch or one awaiting approval can be released."
+                _("Batch %(batch)s is %(state)s; only a quarantined batch or one awaiting approval can be released.")
+                % {"batch": batch.pk, "state": str(Batch.State(batch.state).label).lower()}
             )
         granted = Release.objects.create(batch=batch, released_by=user, reason=reason, expires_at=expires_at)
         batch.move(
             Batch.State.PUBLISHED,
-            f"Released by {user.get_username()} until {expires_at:%Y-%m-%d %H:%M} UTC: {reason}",
+            RELEASED % {"user": user.get_username(), "until": f"{expires_at:%Y-%m-%d %H:%M}", "reason": reason},
             user=user,
         )
     return granted

@@ -7,19 +7,24 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.rights import batch_permissions
 from datasources.models import Datasource
 from dq_platform.api_shapes import PartitionField, StringListField, json_field
+from executions.evaluation import verdict_in_words
 from executions.models import Result
+from executions.serializers import StoredMessageField
+from executions.stored_words import reworded
 from rules.models import Check, CheckVersion
 
 from .models import Batch, BatchAttempt, Release, Transition
 
 COLUMN_NAME = re.compile(r"^[^\x00-\x1f`\"]{1,128}$")
-REVALIDATED_WITH_CHANGED_RULES = "re-validated with changed rules"
+REVALIDATED_WITH_CHANGED_RULES = gettext_lazy("re-validated with changed rules")
 
 
 class ProducerSerializer(serializers.Serializer):
@@ -52,7 +57,7 @@ class BatchRequestSerializer(serializers.Serializer):
 
     def validate_partition(self, partition: dict) -> dict:
         if len(partition) > 10:
-            raise serializers.ValidationError("At most 10 partition columns.")
+            raise serializers.ValidationError(_("At most 10 partition columns."))
         problems = []
         for name, value in partition.items():
             if not COLUMN_NAME.match(name):
@@ -87,7 +92,7 @@ class ReleaseRequestSerializer(serializers.Serializer):
 
     def validate_expires_at(self, value):
         if value <= timezone.now():
-            raise serializers.ValidationError("A release must expire in the future.")
+            raise serializers.ValidationError(_("A release must expire in the future."))
         days = settings.DQ_RELEASE_MAX_DAYS
         if value > timezone.now() + timedelta(days=days):
             raise serializers.ValidationError(
@@ -99,13 +104,14 @@ class ReleaseRequestSerializer(serializers.Serializer):
         # A scope was once accepted and never applied: refuse it rather than let it be believed.
         if "scope" in self.initial_data:
             raise serializers.ValidationError(
-                {"scope": ["A release publishes the batch to every consumer of the gate; it takes no scope."]}
+                {"scope": [_("A release publishes the batch to every consumer of the gate; it takes no scope.")]}
             )
         return attrs
 
 
 class TransitionSerializer(serializers.ModelSerializer):
     by = serializers.CharField(read_only=True)
+    reason = StoredMessageField()
 
     class Meta:
         model = Transition
@@ -158,9 +164,20 @@ class EvidenceResultSerializer(serializers.ModelSerializer):
     def get_hidden(self, result) -> bool:
         return False
 
+    def to_representation(self, result) -> dict:
+        data = super().to_representation(result)
+        # In the reader's language (executions/stored_words.py).
+        data["verdict"], data["message"] = verdict_in_words(result), reworded(result.message)
+        return data
 
-HIDDEN_NAME = "a check you cannot see"
-HIDDEN_OUTCOME = {"pass": "passed", "fail": "failed", "error": "could not be evaluated", "unknown": "could not decide"}
+
+HIDDEN_NAME = gettext_lazy("a check you cannot see")
+HIDDEN_OUTCOME = {
+    "pass": gettext_lazy("a check you cannot see passed"),
+    "fail": gettext_lazy("a check you cannot see failed"),
+    "error": gettext_lazy("a check you cannot see could not be evaluated"),
+    "unknown": gettext_lazy("a check you cannot see could not decide"),
+}
 
 
 def hidden_result(result: Result) -> dict:
@@ -171,10 +188,10 @@ def hidden_result(result: Result) -> dict:
         "statistic_name": "",
         "message": "",
         "hidden": True,
-        "check_name": HIDDEN_NAME,
+        "check_name": str(HIDDEN_NAME),
         "status": result.status,
         "failure_strategy": result.failure_strategy,
-        "verdict": f"{HIDDEN_NAME} {HIDDEN_OUTCOME.get(result.status, result.status)}",
+        "verdict": str(HIDDEN_OUTCOME.get(result.status, HIDDEN_NAME)),
         "comparison_source": {},
     }
 
@@ -326,6 +343,7 @@ class BatchSerializer(serializers.ModelSerializer):
     policy_state = serializers.ChoiceField(choices=Batch.State.choices, allow_blank=True, read_only=True)
     partition = PartitionField(read_only=True)
     producer = json_field(ProducerSerializer, "ProducerField")(read_only=True)
+    reason = StoredMessageField()
     warnings = StringListField(read_only=True)
     notes = StringListField(read_only=True, help_text="What registration could not verify.")
 
@@ -381,7 +399,12 @@ class BatchSerializer(serializers.ModelSerializer):
 
     def get_notice(self, batch) -> str:
         """What the batch page says above the evidence; the browser shows it as is."""
-        return REVALIDATED_WITH_CHANGED_RULES if self.get_revalidated_with_changed_rules(batch) else ""
+        return str(REVALIDATED_WITH_CHANGED_RULES) if self.get_revalidated_with_changed_rules(batch) else ""
+
+    def to_representation(self, batch) -> dict:
+        data = super().to_representation(batch)
+        data["warnings"] = [reworded(w) for w in data["warnings"] or []]
+        return data
 
 
 class BatchDetailSerializer(BatchSerializer):

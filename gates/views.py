@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
@@ -111,9 +112,13 @@ class BatchViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrie
     def _batch_the_user_may_change(self, request, what: str) -> Batch:
         batch = self.get_object()
         if not batch.may_be_changed_by(request.user):
-            raise PermissionDenied(
-                f"Only administrators and the owners of datasource {batch.datasource.name!r} may {what} its batches."
-            )
+            message = {
+                "release": _("Only administrators and the owners of datasource %(name)s may release its batches."),
+                "re-validate": _(
+                    "Only administrators and the owners of datasource %(name)s may re-validate its batches."
+                ),
+            }.get(what, _("Only administrators and the owners of datasource %(name)s may change its batches."))
+            raise PermissionDenied(message % {"name": repr(batch.datasource.name)})
         return batch
 
 
@@ -130,7 +135,10 @@ def _filtered(batches, params):
     states = [s for s in params.get("state", "").split(",") if s]
     unknown = sorted(set(states) - set(Batch.State.values))
     if unknown:
-        problems["state"] = [f"Unknown state {', '.join(unknown)}; use {', '.join(Batch.State.values)}."]
+        problems["state"] = [
+            _("Unknown state %(items)s; use %(allowed)s.")
+            % {"items": ", ".join(unknown), "allowed": ", ".join(Batch.State.values)}
+        ]
     elif states:
         batches = batches.filter(state__in=states)
     try:
@@ -187,12 +195,18 @@ def gate_view(request):
     try:
         partition = gate.parse_partition(params.getlist("partition"), ":")
     except ValueError as exc:
-        problems["partition"] = [f"{exc} Write column:value, e.g. dt:2026-11-29."]
+        problems["partition"] = [_("%(exc)s Write column:value, e.g. dt:2026-11-29.") % {"exc": exc}]
     if problems:
         raise ValidationError(problems)
     datasource = gate.find_datasource(request.user, params["datasource"].strip())
     if datasource is None:
-        raise ValidationError({"datasource": [f"No datasource {params['datasource']!r} that you may read."]})
+        raise ValidationError(
+            {
+                "datasource": [
+                    _("No datasource %(datasource)s that you may read.") % {"datasource": repr(params["datasource"])}
+                ]
+            }
+        )
     return Response(gate.answer(request.user, datasource, params["table"].strip(), partition).as_dict())
 
 
@@ -228,7 +242,7 @@ def table_view(request):
         raise ValidationError(problems)
     datasource = Datasource.objects.visible_to(request.user).filter(pk=as_id(raw)).first()
     if datasource is None:
-        raise NotFound(f"No datasource {raw} that you may use.")
+        raise NotFound(_("No datasource %(raw)s that you may use.") % {"raw": raw})
     fail_mode, source = TablePolicy.fail_mode_for(datasource.pk, table)
     checks = []
     visible = set(Check.objects.visible_to(request.user).values_list("pk", flat=True))

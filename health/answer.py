@@ -4,6 +4,8 @@ lists its checks)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 from . import coverage, incident_times, scope, scores, tables, trend
 
 TREND_DAYS = 30
@@ -23,10 +25,10 @@ def health_of(user, where: scope.Scope) -> dict:
             "datasource_name": where.datasources.get(where.datasource_id, "") if where.datasource_id else "",
             "table": where.table,
         },
-        "formula": scores.FORMULA,
+        "formula": gettext(scores.FORMULA),
         "overall": scored.overall.as_dict(),
         "dimensions": scores.dimension_rows(scored),
-        "trend": {"definition": trend.DEFINITION, "days": trend.daily_scores(user, ids, TREND_DAYS)},
+        "trend": {"definition": gettext(trend.DEFINITION), "days": trend.daily_scores(user, ids, TREND_DAYS)},
         "coverage": coverage.coverage_of(where, checks),
         "incidents": incident_times.incidents_of(user, ids, {c.id: c.name for c in checks}, TREND_DAYS),
         "tables_with_checks": len(ranked),

@@ -8,11 +8,13 @@ Only datasources whose catalog could be read count; the others are listed with t
 
 from __future__ import annotations
 
+from django.utils.translation import gettext, gettext_noop
+
 from .catalog import current_snapshots
 from .scope import Scope, ScopedCheck
 
 UNCHECKED_LISTED = 20
-DEFINITION = (
+DEFINITION = gettext_noop(
     "tables: catalog tables with at least one check ÷ tables in the catalog; columns: distinct catalog "
     "columns named by a check ÷ columns of the catalog tables whose columns are known"
 )
@@ -58,7 +60,7 @@ def coverage_of(scope: Scope, checks: list[ScopedCheck]) -> dict:
                 columns += len(column_names)
                 columns_checked += len(set(column_names) & (named or set()))
     return {
-        "definition": DEFINITION,
+        "definition": gettext(DEFINITION),
         "tables": tables,
         "tables_checked": tables_checked,
         "table_share": _share(tables_checked, tables),

@@ -9,10 +9,11 @@ from datetime import timedelta
 from statistics import median
 
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from watching.models import Incident
 
-DEFINITION = (
+DEFINITION = gettext_noop(
     "median time from an incident's opening to its acknowledgement, and to its resolution, "
     "over the incidents opened in the window"
 )
@@ -35,7 +36,7 @@ def incidents_of(user, check_ids: list[int], names: dict[int, str], days: int) -
     to_acknowledge = [ack - at for at, ack, _ in opened if ack is not None]
     to_resolve = [done - at for at, _, done in opened if done is not None]
     return {
-        "definition": DEFINITION,
+        "definition": gettext(DEFINITION),
         "statistic": "median",
         "window_days": days,
         "open": sum(1 for i in unresolved if i["status"] == Incident.Status.OPEN),

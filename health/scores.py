@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext, gettext_noop
+
 from executions.models import Result
 from rules.models import QUALITY_DIMENSIONS
 
 from .scope import ScopedCheck
 
-FORMULA = (
+FORMULA = gettext_noop(
     "score = passed ÷ (passed + failed) × 100, over each check's latest result; "
     "errored, unknown and never-run checks are counted apart and left out of the score"
 )
@@ -90,5 +92,19 @@ def scores_of(checks: Iterable[ScopedCheck], statuses: dict[int, str]) -> Scores
     return scores
 
 
+# The dimensions' names as people read them (`label`; `dimension` stays the key).
+DIMENSION_LABELS = {
+    "completeness": gettext_noop("Completeness"),
+    "uniqueness": gettext_noop("Uniqueness"),
+    "validity": gettext_noop("Validity"),
+    "timeliness": gettext_noop("Timeliness"),
+    "accuracy": gettext_noop("Accuracy"),
+    "consistency": gettext_noop("Consistency"),
+}
+
+
 def dimension_rows(scores: Scores) -> list[dict]:
-    return [{"dimension": key, **tally.as_dict()} for key, tally in scores.dimensions.items()]
+    return [
+        {"dimension": key, "label": gettext(DIMENSION_LABELS.get(key, key)), **tally.as_dict()}
+        for key, tally in scores.dimensions.items()
+    ]

@@ -8,12 +8,13 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from executions.models import Result
 
 from .scores import Tally
 
-DEFINITION = (
+DEFINITION = gettext_noop(
     "each day's score is computed from each check's latest result as of that day's end "
     "(passed ÷ (passed + failed) × 100); a check with no result yet by then is left out"
 )

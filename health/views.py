@@ -11,6 +11,7 @@ gives, the results `Result.objects.visible_to` gives, the incidents `Incident.ob
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view
@@ -62,7 +63,7 @@ def platform_health(request):
 def _datasource_scope(request, pk, table: str = "") -> scope.Scope:
     where = scope.of_datasource(request.user, pk, table)
     if where is None:
-        raise NotFound(f"No datasource {pk} that you may use.")
+        raise NotFound(_("No datasource %(id)s that you may use.") % {"id": pk})
     return where
 
 

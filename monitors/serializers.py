@@ -8,6 +8,7 @@ again to change it)."""
 from __future__ import annotations
 
 from django.conf import settings as django_settings
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from datasources.models import Datasource
@@ -64,15 +65,18 @@ class MonitorRequestSerializer(serializers.Serializer):
             Datasource.objects.visible_to(self.context["request"].user).filter(pk=found).first() if found else None
         )
         if datasource is None:
-            raise serializers.ValidationError(f"No datasource {value!r} that you may use.")
+            raise serializers.ValidationError(_("No datasource %(value)s that you may use.") % {"value": repr(value)})
         return datasource
 
     def validate_kinds(self, kinds: list[str]) -> list[str]:
         unknown = [k for k in kinds if k not in KINDS]
         if unknown:
-            raise serializers.ValidationError(f"Unknown kind {', '.join(map(repr, unknown))}; use {', '.join(KINDS)}.")
+            raise serializers.ValidationError(
+                _("Unknown kind %(items)s; use %(allowed)s.")
+                % {"items": ", ".join(map(repr, unknown)), "allowed": ", ".join(KINDS)}
+            )
         if len(set(kinds)) != len(kinds):
-            raise serializers.ValidationError("Name each kind once.")
+            raise serializers.ValidationError(_("Name each kind once."))
         return [k for k in KINDS if k in kinds]
 
     def validate_volume_comparison(self, key: str) -> str:
@@ -100,7 +104,7 @@ class MonitorRequestSerializer(serializers.Serializer):
         if attrs["volume_by_date"] is None:
             attrs["volume_by_date"] = bool(attrs["time_column"]) and "volume" in attrs["kinds"]
         if attrs["volume_by_date"] and not attrs["time_column"]:
-            raise serializers.ValidationError({"volume_by_date": ["Rows per business date need a time_column."]})
+            raise serializers.ValidationError({"volume_by_date": [_("Rows per business date need a time_column.")]})
         if attrs["freshness_max_age"] <= 0 and "freshness" in attrs["kinds"]:
             raise serializers.ValidationError({"freshness_max_age": ["The largest age must be above 0."]})
         attrs["table"] = attrs.get("table", "").strip()

@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from sqlglot import exp
 
 from datasources.connectors import ConnectorError, connector_for
@@ -58,10 +59,19 @@ def plan_checks(datasource: Datasource, settings: dict[str, Any]) -> Plan:
     table = settings.get("table") or ""
     tables = connector.tables()
     if table and table not in tables:
-        raise MonitorInvalid({"table": [f"Table {table!r} does not exist in datasource {datasource.name!r}."]})
+        raise MonitorInvalid(
+            {
+                "table": [
+                    _("Table %(table)s does not exist in datasource %(name)s.")
+                    % {"table": repr(table), "name": repr(datasource.name)}
+                ]
+            }
+        )
     covered = [table] if table else tables
     if not covered:
-        raise MonitorInvalid({"datasource": [f"Datasource {datasource.name!r} has no table to monitor."]})
+        raise MonitorInvalid(
+            {"datasource": [_("Datasource %(name)s has no table to monitor.") % {"name": repr(datasource.name)}]}
+        )
     if len(covered) > MAX_TABLES:
         raise MonitorInvalid(
             {
@@ -92,11 +102,23 @@ def plan_checks(datasource: Datasource, settings: dict[str, Any]) -> Plan:
                         raise MonitorInvalid({"time_column": [problem]})
                     plan.skipped.append({"table": name, "kind": "time_column", "reason": problem})
             elif table:
-                raise MonitorInvalid({"time_column": [f"Table {name!r} has no column {time_column!r}."]})
+                raise MonitorInvalid(
+                    {
+                        "time_column": [
+                            _("Table %(name)s has no column %(time_column)s.")
+                            % {"name": repr(name), "time_column": repr(time_column)}
+                        ]
+                    }
+                )
         _plan_table(plan, datasource, settings, name, time_column if time_kind else "")
     if time_column and not found_time_column:
         raise MonitorInvalid(
-            {"time_column": [f"No table of datasource {datasource.name!r} has a column {time_column!r}."]}
+            {
+                "time_column": [
+                    _("No table of datasource %(name)s has a column %(time_column)s.")
+                    % {"name": repr(datasource.name), "time_column": repr(time_column)}
+                ]
+            }
         )
     return plan
 

@@ -5,6 +5,8 @@ owners and administrators (`changeable_by`: others who may read it get 403)."""
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -24,7 +26,7 @@ from .serializers import (
 )
 from .switching import MonitorInvalid, ensure_schedule, set_enabled, switch_off_for_good, switch_on
 
-REFUSED = "Only the owners of the datasource and administrators may switch its monitors on or off."
+REFUSED = gettext_lazy("Only the owners of the datasource and administrators may switch its monitors on or off.")
 
 FILTERS = [
     OpenApiParameter("datasource", int, description="Monitors of this datasource"),
@@ -65,7 +67,9 @@ class MonitorViewSet(
         if raw:
             found = as_id(raw)
             if found is None:
-                raise ValidationError({"datasource": [f"An id (a whole number from 1); got {raw!r}."]})
+                raise ValidationError(
+                    {"datasource": [_("An id (a whole number from 1); got %(raw)s.") % {"raw": repr(raw)}]}
+                )
             monitors = monitors.filter(datasource_id=found)
         table = params.get("table", "").strip()
         if table:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .suggesting import column_of, column_suggestions, empty_or_null, is_full, non_null, plain_number, sample_of
 
 PASS, FAIL, UNDECIDED = "pass", "fail", "not_decidable"
@@ -44,7 +46,11 @@ def judge(kind: str, params: dict, column_name: str, document: dict) -> dict[str
     basis = "full" if is_full(document) else "sample"
     entry = {"profiled_at": document.get("profiled_at"), "basis": basis, "rows": (column or {}).get("rows")}
     if column is None:
-        return {**entry, "verdict": UNDECIDED, "reason": f"The column {column_name!r} was not in this profile."}
+        return {
+            **entry,
+            "verdict": UNDECIDED,
+            "reason": _("The column %(column)s was not in this profile.") % {"column": repr(column_name)},
+        }
     try:
         count = violations(kind, params, column)
     except Unknown as why:
@@ -57,25 +63,35 @@ def _verdict(count: Count, params: dict, column: dict, document: dict) -> dict[s
     read = sample_of(document)
     if params.get("comparison_type") == "fix_value":  # no violation allowed
         if count.at_least > 0:
-            return {"verdict": FAIL, "reason": f"At least {count.at_least:,} violating row(s) among the rows read."}
+            reason = _("At least %(count)s violating row(s) among the rows read.") % {"count": f"{count.at_least:,}"}
+            return {"verdict": FAIL, "reason": reason}
         if is_full(document):
-            return {"verdict": PASS, "reason": "No violation among all rows."}
+            return {"verdict": PASS, "reason": _("No violation among all rows.")}
         return {
             "verdict": UNDECIDED,
-            "reason": f"No violation in a sample of {read['rows']:,} of {read['table_rows']:,} rows; "
-            "the rows it did not read may hold one.",
+            "reason": _(
+                "No violation in a sample of %(rows)s of %(table_rows)s rows; the rows it did not read may hold one."
+            )
+            % {"rows": f"{read['rows']:,}", "table_rows": f"{read['table_rows']:,}"},
         }
     limit = params["threshold"]
     share = count.at_least / rows * 100 if rows else 0
     if share > limit:
-        return {"verdict": FAIL, "reason": f"At least {share:.4g} % of the rows violate it; it allows {limit:g} %."}
+        reason = _("At least %(share)s %% of the rows violate it; it allows %(limit)s %%.") % {
+            "share": f"{share:.4g}",
+            "limit": f"{limit:g}",
+        }
+        return {"verdict": FAIL, "reason": reason}
     if not count.exact:
         return {
             "verdict": UNDECIDED,
-            "reason": "The figures give only a lower bound of the violations, within the tolerance.",
+            "reason": _("The figures give only a lower bound of the violations, within the tolerance."),
         }
-    where = "of all rows" if is_full(document) else "of a sample (an estimate of the table's share)"
-    return {"verdict": PASS, "reason": f"{share:.4g} % {where} violate it; it allows {limit:g} %."}
+    if is_full(document):
+        reason = _("%(share)s %% of all rows violate it; it allows %(limit)s %%.")
+    else:
+        reason = _("%(share)s %% of a sample (an estimate of the table's share) violate it; it allows %(limit)s %%.")
+    return {"verdict": PASS, "reason": reason % {"share": f"{share:.4g}", "limit": f"{limit:g}"}}
 
 
 def violations(kind: str, params: dict, column: dict) -> Count:
@@ -83,11 +99,11 @@ def violations(kind: str, params: dict, column: dict) -> Count:
     if kind in ("not_null", "null_share"):
         counted = empty_or_null(column)
         if counted is None:
-            raise Unknown("The profile does not count the empty strings of this column.")
+            raise Unknown(_("The profile does not count the empty strings of this column."))
         return Count(counted, True)
     if kind == "unique":
         if not column.get("distinct_exact") or column.get("distinct") is None:
-            raise Unknown("The distinct count is approximate.")
+            raise Unknown(_("The distinct count is approximate."))
         return Count(1 if column["distinct"] < non_null(column) else 0, column["distinct"] >= non_null(column))
     if kind == "enumeration":
         return _outside_list(params["enum_list"], column)
@@ -97,11 +113,13 @@ def violations(kind: str, params: dict, column: dict) -> Count:
         shape = {"email": "email", "numeric_text": "numeric", "date_text": "date"}[kind]
         matching = (column.get("looks") or {}).get(shape)
         if matching is None:
-            raise Unknown(f"The profile does not count values shaped like {shape} for this column.")
+            raise Unknown(
+                _("The profile does not count values shaped like %(shape)s for this column.") % {"shape": shape}
+            )
         return Count(non_null(column) - matching, True)
     if kind in ("max_length", "min_length", "exact_length"):
         return _lengths(kind, params["field_length"], column)
-    raise Unknown(f"No backtest for {kind!r}.")
+    raise Unknown(_("No backtest for %(kind)s.") % {"kind": repr(kind)})
 
 
 def _same(value: Any) -> str:
@@ -123,7 +141,9 @@ def _outside_list(allowed: list, column: dict) -> Count:
         extra = max(column["distinct"] - len(listed), 0)
         return Count(nulls + max(outside, extra), False)
     return (
-        Count(nulls + outside, False) if nulls + outside else _unknown("The values are not all listed in the profile.")
+        Count(nulls + outside, False)
+        if nulls + outside
+        else _unknown(_("The values are not all listed in the profile."))
     )
 
 
@@ -132,7 +152,7 @@ def _outside_range(low: Any, high: Any, column: dict) -> Count:
         return Count(0, True)
     smallest, largest = column.get("min"), column.get("max")
     if not isinstance(smallest, (int, float)) or not isinstance(largest, (int, float)):
-        raise Unknown("The profile has no numeric min and max for this column.")
+        raise Unknown(_("The profile has no numeric min and max for this column."))
     below = low is not None and smallest < low
     above = high is not None and largest > high
     if below or above:
@@ -163,7 +183,7 @@ def _lengths(kind: str, limit: int, column: dict) -> Count:
     if non_null(column) == 0:
         return Count(0, True)
     if not isinstance(shortest, int) or not isinstance(longest, int):
-        raise Unknown("The profile has no lengths for this column.")
+        raise Unknown(_("The profile has no lengths for this column."))
     if kind == "max_length":
         bad = longest > limit
     elif kind == "min_length":
@@ -207,7 +227,7 @@ def holdout(kind: str, column_name: str, documents: list[dict]) -> dict[str, Any
         verdict = judge(kind, made[0]["params"], column_name, newer)
         pairs.append({"suggested_from": older.get("profiled_at"), "params": made[0]["params"], "judged_on": verdict})
     return {
-        "method": "suggested from each earlier profile, judged on the profile after it",
+        "method": _("suggested from each earlier profile, judged on the profile after it"),
         "pairs": pairs,
         "summary": _summary([p["judged_on"] for p in pairs]),
     }

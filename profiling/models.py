@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from datasources.models import Datasource
 from datasources.readable import readable_ids
@@ -28,10 +29,10 @@ class ProfileQuerySet(models.QuerySet):
 
 class Profile(models.Model):
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        ERROR = "error", "Error"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        ERROR = "error", _("Error")
 
     IN_FLIGHT = (Status.QUEUED, Status.RUNNING)
 

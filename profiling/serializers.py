@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from datasources.connectors import ConnectorError, connector_for
@@ -41,11 +42,18 @@ class ProfileRequestSerializer(serializers.Serializer):
             connector = connector_for(datasource)
             if table not in connector.tables():
                 raise serializers.ValidationError(
-                    {"table": [f"Table {table!r} does not exist in datasource {datasource.name!r}."]}
+                    {
+                        "table": [
+                            _("Table %(table)s does not exist in datasource %(name)s.")
+                            % {"table": repr(table), "name": repr(datasource.name)}
+                        ]
+                    }
                 )
             columns = [c.name for c in connector.columns(table)]
         except ConnectorError as exc:
-            raise serializers.ValidationError({"table": [f"Cannot read the columns of {table!r}: {exc}"]}) from None
+            raise serializers.ValidationError(
+                {"table": [_("Cannot read the columns of %(table)s: %(exc)s") % {"table": repr(table), "exc": exc}]}
+            ) from None
         text = (attrs.get("filter") or "").strip()
         if text:
             try:

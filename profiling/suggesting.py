@@ -36,6 +36,9 @@ import re
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 # Two-sided 99 % normal quantile: the Wilson interval's upper end is a 99.5 % one-sided bound.
 Z_99 = 2.5758293035489
 RANGE_MARGIN_SHARE = Decimal("0.10")  # of the observed range max − min
@@ -51,7 +54,11 @@ SHAPES = {
     "email": r"^[^@ ]+@[^@ ]+[.][^@ ]+$",
 }
 SHAPE_KINDS = {"email": "email", "numeric": "numeric_text", "date": "date_text"}
-SHAPE_WORDS = {"email": "an e-mail address", "numeric": "a number", "date": "an ISO date (YYYY-MM-DD, optional time)"}
+SHAPE_WORDS = {
+    "email": gettext_noop("an e-mail address"),
+    "numeric": gettext_noop("a number"),
+    "date": gettext_noop("an ISO date (YYYY-MM-DD, optional time)"),
+}
 
 ZERO = {
     "check_type": "statistics_minus_comparison",
@@ -176,9 +183,12 @@ def numeric_range(column: dict) -> dict | None:
     integer = bool(_INTEGER_TYPE.match(column.get("type") or ""))
     spread = high - low
     if spread > 0:
-        margin, rule = spread * RANGE_MARGIN_SHARE, "10 % of the observed range (max − min)"
+        # xgettext:no-python-format
+        margin, rule = spread * RANGE_MARGIN_SHARE, gettext_noop("10 % of the observed range (max − min)")
     else:
-        margin, rule = max(abs(low) * RANGE_MARGIN_SHARE, Decimal(1)), "10 % of the one observed value (at least 1)"
+        # xgettext:no-python-format
+        one_value = gettext_noop("10 % of the one observed value (at least 1)")
+        margin, rule = max(abs(low) * RANGE_MARGIN_SHARE, Decimal(1)), one_value
     if integer:
         margin = max(margin, Decimal(1))
     lower, upper = round_outward(low - margin, high + margin, margin, integer)
@@ -322,8 +332,11 @@ def column_suggestions(document: dict, column: dict) -> list[dict]:
 def _sample_words(document: dict) -> str:
     sample = sample_of(document)
     if is_full(document):
-        return f"all {sample['table_rows']:,} rows"
-    return f"a sample of {sample['rows']:,} of {sample['table_rows']:,} rows"
+        return _("all %(rows)s rows") % {"rows": f"{sample['table_rows']:,}"}
+    return _("a sample of %(rows)s of %(table_rows)s rows") % {
+        "rows": f"{sample['rows']:,}",
+        "table_rows": f"{sample['table_rows']:,}",
+    }
 
 
 def _nullness(document: dict, column: dict) -> list[dict]:
@@ -331,18 +344,28 @@ def _nullness(document: dict, column: dict) -> list[dict]:
     if counted is None:
         return []
     rows = column["rows"]
-    what = "NULL or empty ('')" if column.get("kind") == "string" else "NULL"
+    what = _("NULL or empty ('')") if column.get("kind") == "string" else "NULL"
     verdict, how = tolerance(counted, document, column)
     if counted == 0 and is_full(document):
-        kind, why = "not_null", f"No value is {what} in {_sample_words(document)}."
+        kind, why = (
+            "not_null",
+            _("No value is %(what)s in %(sample)s.") % {"what": what, "sample": _sample_words(document)},
+        )
     else:
         if how["threshold_percent"] >= 100:
             return []
         kind = "null_share"
-        why = (
-            f"{counted:,} of {rows:,} values are {what} ({how['observed_percent']:.3g} %) in {_sample_words(document)}; "
-            f"the check allows up to {how['threshold_percent']:g} %, the 99 % upper confidence bound of that share."
-        )
+        why = _(
+            "%(counted)s of %(rows)s values are %(what)s (%(observed)s %%) in %(sample)s; "
+            "the check allows up to %(allowed)s %%, the 99 %% upper confidence bound of that share."
+        ) % {
+            "counted": f"{counted:,}",
+            "rows": f"{rows:,}",
+            "what": what,
+            "observed": f"{how['observed_percent']:.3g}",
+            "sample": _sample_words(document),
+            "allowed": f"{how['threshold_percent']:g}",
+        }
     return [
         {
             "kind": kind,
@@ -364,8 +387,10 @@ def _unique(document: dict, column: dict) -> list[dict]:
             "kind": "unique",
             "template": "uniqueness_check",
             "params": dict(ZERO),
-            "why": f"Each of the {count:,} non-NULL values is different ({column['distinct']:,} distinct, counted exactly) "
-            f"in {_sample_words(document)}.",
+            "why": _(
+                "Each of the %(count)s non-NULL values is different (%(distinct)s distinct, counted exactly) in %(sample)s."
+            )
+            % {"count": f"{count:,}", "distinct": f"{column['distinct']:,}", "sample": _sample_words(document)},
             "statistic": {"distinct": column["distinct"], "non_null": count},
         }
     ]
@@ -401,12 +426,17 @@ def _enumeration(document: dict, column: dict) -> list[dict]:
     if how["threshold_percent"] is not None and how["threshold_percent"] >= 100:
         return []
     shown = ", ".join(map(str, values[:8])) + (" …" if len(values) > 8 else "")
-    why = f"The {count:,} non-NULL values take only {len(values)} values ({shown}) in {_sample_words(document)}."
+    why = _("The %(count)s non-NULL values take only %(distinct)s values (%(shown)s) in %(sample)s.") % {
+        "count": f"{count:,}",
+        "distinct": len(values),
+        "shown": shown,
+        "sample": _sample_words(document),
+    }
     if how["threshold_percent"] is not None:
-        why += (
-            f" The template counts NULL as not allowed, and values unseen in a sample may exist: the check allows "
-            f"up to {how['threshold_percent']:g} % of the rows."
-        )
+        why += " " + _(
+            "The template counts NULL as not allowed, and values unseen in a sample may exist: the check allows "
+            "up to %(allowed)s %% of the rows."
+        ) % {"allowed": f"{how['threshold_percent']:g}"}
     return [
         {
             "kind": "enumeration",
@@ -431,7 +461,8 @@ def _numbers(document: dict, column: dict) -> list[dict]:
                 "kind": "non_negative",
                 "template": "value_range_check",
                 "params": {"min_value": 0, **verdict},
-                "why": f"No value is negative (the smallest is {low:g}) in {_sample_words(document)}.",
+                "why": _("No value is negative (the smallest is %(low)s) in %(sample)s.")
+                % {"low": f"{low:g}", "sample": _sample_words(document)},
                 "statistic": {"min": low},
                 "tolerance": how,
             }
@@ -443,9 +474,18 @@ def _numbers(document: dict, column: dict) -> list[dict]:
                 "kind": "range",
                 "template": "value_range_check",
                 "params": {"min_value": bounds["min_value"], "max_value": bounds["max_value"], **verdict},
-                "why": f"Values lie between {low:g} and {high:g} in {_sample_words(document)}; the check allows "
-                f"{bounds['min_value']:g} to {bounds['max_value']:g}, widened by {bounds['margin']['rule']} "
-                "and rounded outward.",
+                "why": _(
+                    "Values lie between %(low)s and %(high)s in %(sample)s; the check allows "
+                    "%(min)s to %(max)s, widened by %(rule)s and rounded outward."
+                )
+                % {
+                    "low": f"{low:g}",
+                    "high": f"{high:g}",
+                    "sample": _sample_words(document),
+                    "min": f"{bounds['min_value']:g}",
+                    "max": f"{bounds['max_value']:g}",
+                    "rule": _(bounds["margin"]["rule"]),
+                },
                 "statistic": {"min": low, "max": high, "quantiles": column.get("quantiles")},
                 "tolerance": how,
                 "margin": bounds["margin"],
@@ -475,8 +515,8 @@ def _shapes(document: dict, column: dict) -> list[dict]:
                 "kind": SHAPE_KINDS[shape],
                 "template": "regexp_check",
                 "params": {"regexp_pattern": pattern, **verdict},
-                "why": f"Every one of the {count:,} non-NULL values looks like {SHAPE_WORDS[shape]} "
-                f"in {_sample_words(document)}.",
+                "why": _("Every one of the %(count)s non-NULL values looks like %(shape)s in %(sample)s.")
+                % {"count": f"{count:,}", "shape": _(SHAPE_WORDS[shape]), "sample": _sample_words(document)},
                 "statistic": {f"looks.{shape}": matching, "non_null": count},
                 "tolerance": how,
             }
@@ -516,7 +556,8 @@ def _lengths(document: dict, column: dict) -> list[dict]:
                 "kind": "exact_length",
                 "template": "field_length_check",
                 "params": {"logic_operator": "<>", "field_length": limits["exact"], **verdict},
-                "why": f"Every non-NULL value is {limits['exact']} characters long in {words}.",
+                "why": _("Every non-NULL value is %(length)s characters long in %(sample)s.")
+                % {"length": limits["exact"], "sample": words},
                 "statistic": statistic,
                 "tolerance": how,
             }
@@ -532,8 +573,11 @@ def _lengths(document: dict, column: dict) -> list[dict]:
             "kind": "max_length",
             "template": "field_length_check",
             "params": {"logic_operator": ">", "field_length": limits["longest"], **verdict},
-            "why": f"The longest value has {limits['max']} characters in {words}; the check counts values longer "
-            f"than {limits['longest']} ({limits['margin']} more).",
+            "why": _(
+                "The longest value has %(max)s characters in %(sample)s; the check counts values longer "
+                "than %(longest)s (%(margin)s more)."
+            )
+            % {"max": limits["max"], "sample": words, "longest": limits["longest"], "margin": limits["margin"]},
             "statistic": statistic,
             "tolerance": how,
             "margin": margin,
@@ -545,8 +589,11 @@ def _lengths(document: dict, column: dict) -> list[dict]:
                 "kind": "min_length",
                 "template": "field_length_check",
                 "params": {"logic_operator": "<", "field_length": limits["shortest"], **verdict},
-                "why": f"The shortest value has {limits['min']} characters in {words}; the check counts values "
-                f"shorter than {limits['shortest']} ({limits['margin']} fewer).",
+                "why": _(
+                    "The shortest value has %(min)s characters in %(sample)s; the check counts values "
+                    "shorter than %(shortest)s (%(margin)s fewer)."
+                )
+                % {"min": limits["min"], "sample": words, "shortest": limits["shortest"], "margin": limits["margin"]},
                 "statistic": statistic,
                 "tolerance": how,
                 "margin": margin,

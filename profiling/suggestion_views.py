@@ -10,6 +10,7 @@ right (POST /checks/ validates `src_datasource_id` against `visible_to`).
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.decorators import api_view, permission_classes
@@ -28,16 +29,19 @@ MAX_NAME_TRIES = 50
 
 class Conflict(APIException):
     status_code = status.HTTP_409_CONFLICT
-    default_detail = "The request conflicts with the current state."
+    default_detail = gettext_lazy("The request conflicts with the current state.")
 
 
 class TableQuery(serializers.Serializer):
     datasource = serializers.IntegerField(
         min_value=1,
         max_value=2**63 - 1,
-        error_messages={"invalid": "A datasource id: a whole number.", "required": "Name the datasource (its id)."},
+        error_messages={
+            "invalid": gettext_lazy("A datasource id: a whole number."),
+            "required": gettext_lazy("Name the datasource (its id)."),
+        },
     )
-    table = serializers.CharField(max_length=500, error_messages={"required": "Name the table."})
+    table = serializers.CharField(max_length=500, error_messages={"required": gettext_lazy("Name the table.")})
 
 
 class ListQuery(TableQuery):
@@ -48,8 +52,10 @@ class Choice(TableQuery):
     fingerprint = serializers.RegexField(
         r"^[0-9a-f]{64}$",
         error_messages={
-            "invalid": "The suggestion's fingerprint: 64 hexadecimal digits, as GET /api/v1/suggestions/ lists it.",
-            "required": "Name the suggestion by its fingerprint.",
+            "invalid": gettext_lazy(
+                "The suggestion's fingerprint: 64 hexadecimal digits, as GET /api/v1/suggestions/ lists it."
+            ),
+            "required": gettext_lazy("Name the suggestion by its fingerprint."),
         },
     )
 
@@ -219,7 +225,10 @@ def accept(request):
     suggestion = offer.find(body["fingerprint"])
     if suggestion["fingerprint"] in offer.existing:
         check = offer.existing[suggestion["fingerprint"]]
-        raise Conflict(f"This suggestion is already the check {check.name!r} (id {check.pk}).")
+        raise Conflict(
+            gettext("This suggestion is already the check %(name)s (id %(id)s).")
+            % {"name": repr(check.name), "id": check.pk}
+        )
     data = {
         "name": body.get("name") or _free_name(suggestion["name"]),
         "template": suggestion["template"],

@@ -6,6 +6,7 @@ or profile the user may not read is 404."""
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -25,7 +26,7 @@ def _datasource_id(value) -> int:
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise ValidationError({"datasource": ["Give the id of a datasource you may use."]})
+    raise ValidationError({"datasource": [_("Give the id of a datasource you may use.")]})
 
 
 class ProfileViewSet(
@@ -41,7 +42,9 @@ class ProfileViewSet(
         if params.get("datasource"):
             datasource = _datasource_id(params["datasource"])
             if not Datasource.objects.readable_by(self.request.user).filter(pk=datasource).exists():
-                raise NotFound(f"Datasource {datasource} does not exist or you may not read it.")
+                raise NotFound(
+                    _("Datasource %(datasource)s does not exist or you may not read it.") % {"datasource": datasource}
+                )
             profiles = profiles.filter(datasource_id=datasource)
         if params.get("table"):
             profiles = profiles.filter(table=params["table"])
@@ -78,7 +81,10 @@ class ProfileViewSet(
         datasource_id = _datasource_id(data.get("datasource"))
         datasource = Datasource.objects.visible_to(request.user).filter(pk=datasource_id).first()
         if datasource is None:
-            raise NotFound(f"Datasource {datasource_id} does not exist or you may not use it.")
+            raise NotFound(
+                _("Datasource %(datasource_id)s does not exist or you may not use it.")
+                % {"datasource_id": datasource_id}
+            )
         serializer = ProfileRequestSerializer(data=data, context={"datasource": datasource})
         serializer.is_valid(raise_exception=True)
         with transaction.atomic():

@@ -30,7 +30,7 @@ class AlertChannelAdminForm(forms.ModelForm):
 
     class Meta:
         model = AlertChannel
-        fields = ["name", "kind", "notify_on", "checks", "datasources"]
+        fields = ["name", "kind", "notify_on", "language", "checks", "datasources"]
 
     def clean(self):
         cleaned = super().clean()
@@ -52,13 +52,13 @@ class AlertChannelAdminForm(forms.ModelForm):
 @admin.register(AlertChannel)
 class AlertChannelAdmin(admin.ModelAdmin):
     form = AlertChannelAdminForm
-    list_display = ["name", "kind", "target_preview", "notify_on"]
+    list_display = ["name", "kind", "target_preview", "notify_on", "language"]
     list_filter = ["kind"]
     search_fields = ["name"]
     filter_horizontal = ["checks", "datasources"]
     readonly_fields = ["target_preview"]
     actions = ["send_test_message"]
-    fields = ["name", "kind", "target", "target_preview", "notify_on", "checks", "datasources"]
+    fields = ["name", "kind", "target", "target_preview", "notify_on", "language", "checks", "datasources"]
 
     @admin.action(description="Send a test message")
     def send_test_message(self, request, queryset):

@@ -9,12 +9,13 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from executions.models import Result, Run
 
 from .messages import Failure, run_message
 from .models import AlertChannel, AlertedRun, CheckMute, Incident, IncidentChange, Notification, severity_of
+from .stored_texts import FAILED_IN_RUN, IN_RUN, PASSED_AGAIN
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def track(result: Result, now: datetime) -> tuple[str, Incident] | None:
         return (ALERT, incident) if join(incident, result, now) else None
     if result.status == Result.Status.PASS and incident:
         told = incident.last_notified_at is not None
-        incident.resolve(None, note=f"Passed again in run {result.run_id}.", result=result)
+        incident.resolve(None, note=PASSED_AGAIN % {"run": result.run_id}, result=result)
         return (RECOVERY, incident) if told else None
     return None  # `unknown` (no history yet, an empty partition) neither opens nor closes an incident
 
@@ -108,7 +109,7 @@ def _open(result: Result, now: datetime) -> Incident | None:
             )
     except IntegrityError:
         return None
-    incident.record(None, IncidentChange.Field.STATUS, "", Incident.Status.OPEN, f"Failed in run {result.run_id}.")
+    incident.record(None, IncidentChange.Field.STATUS, "", Incident.Status.OPEN, FAILED_IN_RUN % {"run": result.run_id})
     return incident
 
 
@@ -129,7 +130,9 @@ def join(incident: Incident, result: Result, now: datetime) -> bool:
     severity = severity_of(result.failure_strategy, result.status)
     if not incident.severity_chosen and severity != incident.severity:
         # Follows the latest failure until a person sets it.
-        incident.record(None, IncidentChange.Field.SEVERITY, incident.severity, severity, f"Run {result.run_id}.")
+        incident.record(
+            None, IncidentChange.Field.SEVERITY, incident.severity, severity, IN_RUN % {"run": result.run_id}
+        )
         incident.severity = severity
         fields.append("severity")
     incident.save(update_fields=fields)
@@ -147,7 +150,8 @@ def queue_messages(run: Run, failures: list[Failure], recoveries: list[Incident]
         back = [i for i in recoveries if "recovery" in channel.notify_on and channel.covers(i.rule_check)]
         if not mine and not back:
             continue
-        message = run_message(run, mine, back)
+        with translation.override(channel.language):  # the channel's readers' language
+            message = run_message(run, mine, back)
         notification = Notification.objects.create(
             channel=channel,
             channel_name=channel.name,

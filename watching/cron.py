@@ -14,14 +14,17 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from celery.schedules import crontab
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, gettext_noop
 
 FIELDS = ("minute", "hour", "day_of_month", "month_of_year", "day_of_week")
 FIELD_WORDS = {
-    "minute": "minute (0-59)",
-    "hour": "hour (0-23)",
-    "day_of_month": "day of the month (1-31)",
-    "month_of_year": "month (1-12 or jan-dec)",
-    "day_of_week": "day of the week (0-6, Sunday is 0, or sun-sat)",
+    "minute": gettext_lazy("minute (0-59)"),
+    "hour": gettext_lazy("hour (0-23)"),
+    "day_of_month": gettext_lazy("day of the month (1-31)"),
+    "month_of_year": gettext_lazy("month (1-12 or jan-dec)"),
+    "day_of_week": gettext_lazy("day of the week (0-6, Sunday is 0, or sun-sat)"),
 }
 MACROS = {
     "@yearly": "0 0 1 1 *",
@@ -34,7 +37,15 @@ MACROS = {
 }
 # How far ahead a cron must fire at least once (29 February needs up to eight years).
 HORIZON_DAYS = 366 * 8
-WEEKDAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+WEEKDAY_NAMES = (
+    gettext_noop("Sunday"),
+    gettext_noop("Monday"),
+    gettext_noop("Tuesday"),
+    gettext_noop("Wednesday"),
+    gettext_noop("Thursday"),
+    gettext_noop("Friday"),
+    gettext_noop("Saturday"),
+)
 
 
 class CronInvalid(ValueError):
@@ -99,13 +110,16 @@ def parse(expression: str) -> Cron:
     """A validated Cron, or CronInvalid naming the field that is wrong."""
     text = " ".join(str(expression or "").split())
     if not text:
-        raise CronInvalid("A cron expression is required, e.g. `0 2 * * *` for every day at 02:00.")
+        raise CronInvalid(_("A cron expression is required, e.g. `0 2 * * *` for every day at 02:00."))
     text = MACROS.get(text.lower(), text)
     parts = tuple(text.split(" "))
     if len(parts) != 5:
         raise CronInvalid(
-            f"A cron expression has five fields (minute hour day-of-month month day-of-week), got {len(parts)}: "
-            "e.g. `0 2 * * *` for every day at 02:00."
+            _(
+                "A cron expression has five fields (minute hour day-of-month month day-of-week), got %(count)s: "
+                "e.g. `0 2 * * *` for every day at 02:00."
+            )
+            % {"count": len(parts)}
         )
     values = dict(zip(FIELDS, parts, strict=True))
     try:
@@ -114,8 +128,10 @@ def parse(expression: str) -> Cron:
         raise CronInvalid(_which_field(values, exc)) from None
     if values["day_of_month"] != "*" and values["day_of_week"] != "*":
         raise CronInvalid(
-            "Restrict either the day of the month or the day of the week, not both: classic cron "
-            "fires when either matches, Celery when both do, so the meaning would be unclear."
+            _(
+                "Restrict either the day of the month or the day of the week, not both: classic cron "
+                "fires when either matches, Celery when both do, so the meaning would be unclear."
+            )
         )
     cron = Cron(
         expression=text,
@@ -127,7 +143,9 @@ def parse(expression: str) -> Cron:
         days_of_week=frozenset(parsed.day_of_week),
     )
     if not cron.next_slots(datetime(2000, 1, 1, tzinfo=ZoneInfo("UTC")), ZoneInfo("UTC"), count=1):
-        raise CronInvalid(f"`{text}` never fires (no such day in any year): check the day and the month.")
+        raise CronInvalid(
+            _("`%(cron)s` never fires (no such day in any year): check the day and the month.") % {"cron": text}
+        )
     return cron
 
 
@@ -136,20 +154,27 @@ def _which_field(values: dict[str, str], exc: Exception) -> str:
         try:
             crontab(**{name: raw})
         except (ValueError, TypeError) as field_exc:
-            return f"The {FIELD_WORDS[name]} field `{raw}` is not valid: {field_exc}"
-    return f"The cron expression never fires or is not valid ({exc}): check the day and the month."
+            return _("The %(field)s field `%(value)s` is not valid: %(problem)s") % {
+                "field": FIELD_WORDS[name],
+                "value": raw,
+                "problem": field_exc,
+            }
+    return _("The cron expression never fires or is not valid (%(problem)s): check the day and the month.") % {
+        "problem": exc
+    }
 
 
 def zone(name: str) -> ZoneInfo:
     """The IANA timezone `name`, or CronInvalid with a hint."""
     if not name or name not in available_timezones():
         raise CronInvalid(
-            f"Unknown timezone {name!r}: use an IANA name such as `Asia/Shanghai`, `Europe/Berlin` or `UTC`."
+            _("Unknown timezone %(name)s: use an IANA name such as `Asia/Shanghai`, `Europe/Berlin` or `UTC`.")
+            % {"name": repr(name)}
         )
     try:
         return ZoneInfo(name)
     except ZoneInfoNotFoundError:  # listed but not loadable: a broken tzdata install
-        raise CronInvalid(f"The timezone {name!r} cannot be loaded on this server.") from None
+        raise CronInvalid(_("The timezone %(name)s cannot be loaded on this server.") % {"name": repr(name)}) from None
 
 
 def describe(cron: Cron, timezone_name: str) -> str:
@@ -157,38 +182,49 @@ def describe(cron: Cron, timezone_name: str) -> str:
     anything else is cron-descriptor's reading, with the timezone added."""
     minute, hour, dom, month, dow = cron.fields
     times = _times_words(cron)
+    zone_name = {"zone": timezone_name}
     if times is not None and month == "*":
         if dom == "*" and dow == "*":
-            return f"every day at {times} {timezone_name}"
+            return _("every day at %(times)s %(zone)s") % {"times": times, **zone_name}
         if dom == "*":
-            return f"every {_weekdays_words(cron)} at {times} {timezone_name}"
+            return _("every %(days)s at %(times)s %(zone)s") % {
+                "days": _weekdays_words(cron),
+                "times": times,
+                **zone_name,
+            }
         if dow == "*" and len(cron.days_of_month) == 1:
-            return f"on day {next(iter(cron.days_of_month))} of every month at {times} {timezone_name}"
+            day = next(iter(cron.days_of_month))
+            return _("on day %(day)s of every month at %(times)s %(zone)s") % {"day": day, "times": times, **zone_name}
     if (hour, dom, month, dow) == ("*", "*", "*", "*"):
         if minute == "*":
-            return f"every minute ({timezone_name})"
+            return _("every minute (%(zone)s)") % zone_name
         if minute.startswith("*/"):
-            return f"every {minute[2:]} minutes ({timezone_name})"
+            return _("every %(count)s minutes (%(zone)s)") % {"count": minute[2:], **zone_name}
         if len(cron.minutes) == 1:
-            return f"every hour at minute {cron.minutes[0]} ({timezone_name})"
-    return f"{_cron_descriptor(cron.expression)} ({timezone_name})"
+            return _("every hour at minute %(minute)s (%(zone)s)") % {"minute": cron.minutes[0], **zone_name}
+    return _("%(description)s (%(zone)s)") % {"description": _cron_descriptor(cron.expression), **zone_name}
+
+
+def _and(items: list[str]) -> str:
+    """ "a, b and c" in the active language."""
+    if len(items) == 1:
+        return items[0]
+    return _("%(items)s and %(last)s") % {"items": _(", ").join(items[:-1]), "last": items[-1]}
 
 
 def _times_words(cron: Cron) -> str | None:
     if len(cron.hours) * len(cron.minutes) > 4:
         return None
-    clock = [f"{h:02d}:{m:02d}" for h in cron.hours for m in cron.minutes]
-    return clock[0] if len(clock) == 1 else ", ".join(clock[:-1]) + " and " + clock[-1]
+    return _and([f"{h:02d}:{m:02d}" for h in cron.hours for m in cron.minutes])
 
 
 def _weekdays_words(cron: Cron) -> str:
     days = sorted(cron.days_of_week)
     if days == [1, 2, 3, 4, 5]:
-        return "weekday (Monday to Friday)"
+        return _("weekday (Monday to Friday)")
     if days == [0, 6]:
-        return "Saturday and Sunday"
-    names = [WEEKDAY_NAMES[d] for d in days]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return _("Saturday and Sunday")
+    return _and([_(WEEKDAY_NAMES[d]) for d in days])
 
 
 def _cron_descriptor(expression: str) -> str:
@@ -196,5 +232,7 @@ def _cron_descriptor(expression: str) -> str:
 
     options = Options()
     options.use_24hour_time_format = True
+    if translation.get_language() == "zh-hans":
+        options.locale_code = "zh_CN"
     text = ExpressionDescriptor(expression, options).get_description()
     return text[:1].lower() + text[1:]

@@ -6,12 +6,15 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from datasources.crypto import SecretDecryptionError
+from executions.stored_words import reworded
 
 from .channels import Message, TransportError, transport_for
 from .models import DeliveryAttempt, Notification
+from .stored_texts import CHANNEL_DELETED, NOT_DELIVERED
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +47,13 @@ def attempt_once(notification: Notification) -> tuple[str, bool, str]:
     which everyone who may read the run sees)."""
     channel = notification.channel
     if channel is None:
-        return "The channel was deleted before the message could be sent.", True, ""
+        return CHANNEL_DELETED, True, ""
     try:
         transport_for(channel.kind).send(
             channel.target, Message(notification.subject, notification.body, notification.payload)
         )
     except TransportError as exc:
-        return str(exc) or "The message was not delivered.", exc.permanent, exc.detail
+        return str(exc) or NOT_DELIVERED, exc.permanent, exc.detail
     except SecretDecryptionError as exc:
         return str(exc), True, ""
     return "", False, ""
@@ -83,7 +86,8 @@ def send_test(channel, show_detail: bool = False) -> tuple[bool, str]:
     `show_detail` (administrators): the answer says what the target answered, not only its status."""
     from .messages import test_message
 
-    message = test_message(channel.name)
+    with translation.override(channel.language):
+        message = test_message(channel.name)
     notification = Notification.objects.create(
         channel=channel,
         channel_name=channel.name,
@@ -98,5 +102,8 @@ def send_test(channel, show_detail: bool = False) -> tuple[bool, str]:
     error, _permanent, detail = attempt_once(notification)
     record(notification, 1, error, permanent=True, detail=detail)  # a test is not retried: the person is waiting
     if error:
-        return False, f"{error} The target answered: {detail}" if detail and show_detail else error
-    return True, f"Test message sent to {channel.target_preview}."
+        shown = reworded(error)
+        if detail and show_detail:
+            return False, _("%(error)s The target answered: %(detail)s") % {"error": shown, "detail": detail}
+        return False, shown
+    return True, _("Test message sent to %(target)s.") % {"target": channel.target_preview}

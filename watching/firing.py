@@ -24,6 +24,7 @@ from executions.starting import start_run
 from rules.models import Check
 
 from .models import Schedule
+from .stored_texts import NO_RUN
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ def fire(schedule: Schedule, slot: datetime) -> Run | None:
             )
         except Exception as exc:  # noqa: BLE001 — one broken schedule must not stop the others
             log.exception("Schedule %s could not start the run of slot %s", schedule.pk, slot.isoformat())
-            message = f"No run: {exc}"
+            message = NO_RUN % {"reason": exc}
         else:
             if created:
                 log.info("Schedule %s started run %s for slot %s", schedule.pk, run.pk, slot.isoformat())

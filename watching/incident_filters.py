@@ -13,6 +13,7 @@ database (the list pages on the server). Every malformed parameter is named in o
 from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import ValidationError
 
 from dq_platform.ids import as_id
@@ -38,7 +39,10 @@ def _choices(params, name: str, allowed: list[str], problems: dict) -> list[str]
     picked = [v.strip() for v in params.get(name, "").split(",") if v.strip()]
     unknown = [v for v in picked if v not in allowed]
     if unknown:
-        problems[name] = [f"Unknown {name} {', '.join(unknown)}; use {', '.join(allowed)}."]
+        problems[name] = [
+            _("Unknown %(name)s %(items)s; use %(allowed)s.")
+            % {"name": name, "items": ", ".join(unknown), "allowed": ", ".join(allowed)}
+        ]
     return picked
 
 
@@ -51,7 +55,10 @@ def _id(params, name: str, problems: dict, words: tuple[str, ...] = ()) -> int |
     found = as_id(raw)
     if found is None:
         also = f" (or {' or '.join(words)})" if words else ""
-        problems[name] = [f"`{name}` is an id{also}: a whole number from 1; got {raw!r}."]
+        problems[name] = [
+            _("`%(name)s` is an id%(also)s: a whole number from 1; got %(raw)s.")
+            % {"name": name, "also": also, "raw": repr(raw)}
+        ]
     return found
 
 
@@ -61,7 +68,10 @@ def order_of(params, problems: dict) -> list[str]:
     key = raw.lstrip("-")
     if key not in ORDERINGS:
         allowed = ", ".join(ORDERINGS)
-        problems["ordering"] = [f"Order by one of {allowed} (with - first for the other way); got {raw!r}."]
+        problems["ordering"] = [
+            _("Order by one of %(allowed)s (with - first for the other way); got %(raw)s.")
+            % {"allowed": allowed, "raw": repr(raw)}
+        ]
         return ["-opened_at", "-id"]
     first = [f"-{column}" if descending else column for column in ORDERINGS[key]]
     if key in ("opened_at", "id"):

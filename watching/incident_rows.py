@@ -12,6 +12,7 @@ from django.utils import timezone
 from datasources.models import Datasource
 from dq_platform import api_times
 from executions.scopes import scope_words
+from executions.stored_words import reworded
 
 from .handling import owned_among
 from .models import Incident
@@ -96,7 +97,7 @@ def rows(page, user) -> list[dict]:
                 "resolved_by": c["resolved_by__username"],
                 "resolved_at": moment(c["resolved_at"]),
                 "resolved_automatically": status == Incident.Status.RESOLVED and c["resolved_by_result_id"] is not None,
-                "resolution_note": c["resolution_note"],
+                "resolution_note": reworded(c["resolution_note"]),
                 # IncidentSerializer.get_muted_until: the mute's own isoformat, not DRF's.
                 "muted_until": muted_until.isoformat() if muted else None,
                 "muted_by": c["rule_check__mute__muted_by__username"] if muted else None,

@@ -12,6 +12,7 @@ from django.db import models, transaction
 from django.db.models import Case, Exists, OuterRef, Q, Value, When
 from django.utils import timezone
 from django.utils.timezone import now as utc_now
+from django.utils.translation import gettext_lazy as _
 
 from datasources import crypto
 from rules.models import Check
@@ -117,14 +118,18 @@ class AlertChannel(models.Model):
     is stored encrypted like datasource passwords and never shown again, only `target_preview`."""
 
     class Kind(models.TextChoices):
-        EMAIL = "email", "E-mail"
-        WEBHOOK = "webhook", "Webhook (JSON POST)"
-        SLACK = "slack", "Slack"
-        DINGTALK = "dingtalk", "DingTalk"
-        WECOM = "wecom", "WeCom (WeChat Work)"
-        FEISHU = "feishu", "Feishu / Lark"
-        TELEGRAM = "telegram", "Telegram"
-        APPRISE = "apprise", "Any Apprise URL"
+        EMAIL = "email", _("E-mail")
+        WEBHOOK = "webhook", _("Webhook (JSON POST)")
+        SLACK = "slack", _("Slack")
+        DINGTALK = "dingtalk", _("DingTalk")
+        WECOM = "wecom", _("WeCom (WeChat Work)")
+        FEISHU = "feishu", _("Feishu / Lark")
+        TELEGRAM = "telegram", _("Telegram")
+        APPRISE = "apprise", _("Any Apprise URL")
+
+    class Language(models.TextChoices):
+        ENGLISH = "en", _("English")
+        CHINESE = "zh-hans", _("Simplified Chinese")
 
     EVENTS = ("fail", "error", "recovery")
 
@@ -134,6 +139,14 @@ class AlertChannel(models.Model):
     target_ciphertext = models.TextField(editable=False)
     target_preview = models.CharField(max_length=300, editable=False, help_text="A redacted form, safe to show.")
     notify_on = models.JSONField(default=list, help_text='Any of "fail", "error", "recovery".')
+    # The language its messages are written in (subject, body, IM text): the people it reaches
+    # read them, not whoever's request happened to start the run.
+    language = models.CharField(
+        max_length=10,
+        choices=Language.choices,
+        default=Language.ENGLISH,
+        help_text="The language of its messages: en or zh-hans.",
+    )
     checks = models.ManyToManyField(Check, blank=True, related_name="alert_channels")
     datasources = models.ManyToManyField("datasources.Datasource", blank=True, related_name="alert_channels")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -201,10 +214,10 @@ class IncidentQuerySet(models.QuerySet):
 class Severity(models.TextChoices):
     """How bad an incident is. Opened from its failing result (`severity_of`); a person may set it."""
 
-    CRITICAL = "critical", "Critical"
-    HIGH = "high", "High"
-    MEDIUM = "medium", "Medium"
-    LOW = "low", "Low"
+    CRITICAL = "critical", _("Critical")
+    HIGH = "high", _("High")
+    MEDIUM = "medium", _("Medium")
+    LOW = "low", _("Low")
 
 
 def severity_of(failure_strategy: str, outcome: str) -> str:
@@ -224,9 +237,9 @@ class Incident(models.Model):
     the whole table or another partition, so it never closes their incidents."""
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        ACKNOWLEDGED = "acknowledged", "Acknowledged"
-        RESOLVED = "resolved", "Resolved"
+        OPEN = "open", _("Open")
+        ACKNOWLEDGED = "acknowledged", _("Acknowledged")
+        RESOLVED = "resolved", _("Resolved")
 
     UNRESOLVED = (Status.OPEN, Status.ACKNOWLEDGED)
 
@@ -368,9 +381,9 @@ class IncidentChange(models.Model):
     severity; who made it (empty: the platform), when, from what to what, and why."""
 
     class Field(models.TextChoices):
-        STATUS = "status", "Status"
-        ASSIGNEE = "assignee", "Assignee"
-        SEVERITY = "severity", "Severity"
+        STATUS = "status", _("Status")
+        ASSIGNEE = "assignee", _("Assignee")
+        SEVERITY = "severity", _("Severity")
 
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="changes")
     at = models.DateTimeField(default=timezone.now)
@@ -427,15 +440,15 @@ class Notification(models.Model):
     DeliveryAttempt row; `attempt`, `error` and `sent_at` summarise the latest."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        SENDING = "sending", "Sending"
-        RETRYING = "retrying", "Failed, will retry"
-        SENT = "sent", "Sent"
-        FAILED = "failed", "Failed"
+        QUEUED = "queued", _("Queued")
+        SENDING = "sending", _("Sending")
+        RETRYING = "retrying", _("Failed, will retry")
+        SENT = "sent", _("Sent")
+        FAILED = "failed", _("Failed")
 
     class Event(models.TextChoices):
-        RUN = "run", "Run results"
-        TEST = "test", "Test message"
+        RUN = "run", _("Run results")
+        TEST = "test", _("Test message")
 
     channel = models.ForeignKey(AlertChannel, null=True, on_delete=models.SET_NULL, related_name="notifications")
     channel_name = models.CharField(max_length=100)

@@ -6,14 +6,18 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.rights import alert_channel_permissions, schedule_permissions
 from datasources.models import Datasource
+from dq_platform.language import language_code
 from dq_platform.text import plain_name
 from executions.scopes import scope_words
+from executions.serializers import StoredMessageField
 from rules.models import Check
 
 from . import cron
@@ -31,6 +35,7 @@ from .models import (
     Severity,
 )
 
+SAY_WHAT_WAS_DONE = gettext_lazy("Say what was done about it: the note is kept with the incident.")
 MISSED_SLOT_POLICY = "run_latest_once"
 
 
@@ -43,7 +48,7 @@ def _ids_of(queryset, ids: list[int], what: str) -> list:
             f"{'it' if len(missing) == 1 else 'them'}."
         )
     if len(set(ids)) != len(ids):
-        raise serializers.ValidationError(f"A {what.lower()} is listed twice.")
+        raise serializers.ValidationError(_("A %(lower)s is listed twice.") % {"lower": what.lower()})
     return [found[i] for i in ids]
 
 
@@ -70,6 +75,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
     next_runs = serializers.SerializerMethodField()
     missed_slot_policy = serializers.SerializerMethodField()
     owner = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    last_message = StoredMessageField(help_text="Why the latest slot started no run, if it did not.")
     can_edit = serializers.SerializerMethodField()
     permissions = serializers.SerializerMethodField(
         help_text="What the caller may do with the schedule: change and delete (its owner and administrators)."
@@ -129,7 +135,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
 
     def validate_name(self, name: str) -> str:
         if not name.strip():
-            raise serializers.ValidationError("A schedule needs a name.")
+            raise serializers.ValidationError(_("A schedule needs a name."))
         return plain_name(name, "A schedule's name")
 
     def validate_cron(self, text: str) -> str:
@@ -147,7 +153,7 @@ class ScheduleSerializer(serializers.ModelSerializer):
 
     def validate_checks(self, ids: list[int]) -> list[Check]:
         if not ids:
-            raise serializers.ValidationError("A schedule needs at least one check.")
+            raise serializers.ValidationError(_("A schedule needs at least one check."))
         return _ids_of(Check.objects.visible_to(self.context["request"].user), ids, "Check")
 
     def create(self, validated):
@@ -188,6 +194,16 @@ class AlertChannelSerializer(serializers.ModelSerializer):
         write_only=True, required=False, max_length=2000, trim_whitespace=True, style={"input_type": "password"}
     )
     has_target = serializers.BooleanField(read_only=True)
+    language = serializers.ChoiceField(
+        choices=AlertChannel.Language.choices,
+        required=False,
+        help_text="The language of the channel's messages (en, zh-hans); by default the creating request's.",
+        error_messages={
+            "invalid_choice": gettext_lazy(
+                'Unknown language "{input}"; choose en (English) or zh-hans (Simplified Chinese).'
+            )
+        },
+    )
     notify_on = serializers.ListField(
         child=serializers.ChoiceField(choices=AlertChannel.EVENTS), default=lambda: list(AlertChannel.EVENTS)
     )
@@ -218,6 +234,7 @@ class AlertChannelSerializer(serializers.ModelSerializer):
             "has_target",
             "target_preview",
             "notify_on",
+            "language",
             "checks",
             "datasources",
             "permissions",
@@ -241,7 +258,7 @@ class AlertChannelSerializer(serializers.ModelSerializer):
 
     def validate_notify_on(self, events: list[str]) -> list[str]:
         if not events:
-            raise serializers.ValidationError("Choose at least one of fail, error, recovery.")
+            raise serializers.ValidationError(_("Choose at least one of fail, error, recovery."))
         return [e for e in AlertChannel.EVENTS if e in events]
 
     def validate_checks(self, ids: list[int]) -> list[Check]:
@@ -266,6 +283,8 @@ class AlertChannelSerializer(serializers.ModelSerializer):
         return attrs
 
     def create(self, validated):
+        # Unless told, a channel speaks the language of whoever set it up.
+        validated.setdefault("language", language_code(translation.get_language()) or AlertChannel.Language.ENGLISH)
         return self._save(AlertChannel(created_by=self.context["request"].user), validated)
 
     def update(self, channel, validated):
@@ -299,6 +318,8 @@ class ChannelTestSerializer(serializers.Serializer):
 class IncidentSerializer(serializers.ModelSerializer):
     """An incident as the list shows it (watching/incident_rows.py writes the same JSON from column
     values): what fails where, how bad, whose it is, and whether the caller may handle it."""
+
+    resolution_note = StoredMessageField()
 
     check = serializers.IntegerField(source="rule_check_id", read_only=True)
     check_name = serializers.CharField(source="rule_check.name", read_only=True)
@@ -392,6 +413,7 @@ class IncidentSerializer(serializers.ModelSerializer):
 
 class IncidentChangeSerializer(serializers.ModelSerializer):
     actor = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    note = StoredMessageField(help_text="Why: the platform's words in the reader's language, a person's as written.")
 
     class Meta:
         model = IncidentChange
@@ -404,7 +426,11 @@ class IncidentCommentSerializer(serializers.ModelSerializer):
 
     author = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     text = serializers.CharField(
-        max_length=4000, error_messages={"blank": "Write the comment first.", "required": "Write the comment first."}
+        max_length=4000,
+        error_messages={
+            "blank": gettext_lazy("Write the comment first."),
+            "required": gettext_lazy("Write the comment first."),
+        },
     )
 
     class Meta:
@@ -414,7 +440,7 @@ class IncidentCommentSerializer(serializers.ModelSerializer):
 
     def validate_text(self, text: str) -> str:
         if not text.strip():
-            raise serializers.ValidationError("Write the comment first.")
+            raise serializers.ValidationError(_("Write the comment first."))
         return text.strip()
 
 
@@ -448,12 +474,14 @@ class IncidentUpdateSerializer(serializers.Serializer):
 
         user = get_user_model().objects.filter(username=username.strip(), is_active=True).first()
         if user is None or not Incident.objects.visible_to(user).filter(pk=self.context["incident"].pk).exists():
-            raise serializers.ValidationError(f"{username} does not exist or may not see this incident.")
+            raise serializers.ValidationError(
+                _("%(username)s does not exist or may not see this incident.") % {"username": username}
+            )
         return user
 
     def validate(self, attrs):
         if "assignee" not in attrs and "severity" not in attrs:
-            raise serializers.ValidationError({"assignee": ["Give an assignee or a severity to change."]})
+            raise serializers.ValidationError({"assignee": [_("Give an assignee or a severity to change.")]})
         return attrs
 
 
@@ -463,9 +491,9 @@ class ResolveSerializer(serializers.Serializer):
     note = serializers.CharField(
         max_length=2000,
         error_messages={
-            "required": "Say what was done about it: the note is kept with the incident.",
-            "blank": "Say what was done about it: the note is kept with the incident.",
-            "null": "Say what was done about it: the note is kept with the incident.",
+            "required": SAY_WHAT_WAS_DONE,
+            "blank": SAY_WHAT_WAS_DONE,
+            "null": SAY_WHAT_WAS_DONE,
         },
     )
 
@@ -496,11 +524,13 @@ class MuteSerializer(serializers.ModelSerializer):
 
     def validate_reason(self, reason: str) -> str:
         if not reason.strip():
-            raise serializers.ValidationError("Say why the check's messages are held back.")
+            raise serializers.ValidationError(_("Say why the check's messages are held back."))
         return reason.strip()
 
 
 class DeliveryAttemptSerializer(serializers.ModelSerializer):
+    error = StoredMessageField()
+
     class Meta:
         model = DeliveryAttempt
         fields = ["number", "at", "ok", "error"]
@@ -509,6 +539,7 @@ class DeliveryAttemptSerializer(serializers.ModelSerializer):
 class NotificationSerializer(serializers.ModelSerializer):
     incidents = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
     attempts = DeliveryAttemptSerializer(many=True, read_only=True)
+    error = StoredMessageField(help_text="The latest attempt's error (secrets removed).")
 
     class Meta:
         model = Notification

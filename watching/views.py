@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
@@ -66,7 +67,7 @@ def _id_param(request, name: str) -> int | None:
         return None
     found = as_id(raw)
     if found is None:
-        raise ValidationError({name: [f"`{name}` is an id: a whole number."]})
+        raise ValidationError({name: [_("`%(name)s` is an id: a whole number.") % {"name": name}]})
     return found
 
 
@@ -288,7 +289,12 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         incident = self._incident_the_user_may_handle(request, "acknowledge its incidents")
         if not incident.acknowledge(request.user):
             raise ValidationError(
-                {"status": [f"Only an open incident can be acknowledged; this one is {incident.status}."]}
+                {
+                    "status": [
+                        _("Only an open incident can be acknowledged; this one is %(status)s.")
+                        % {"status": incident.status}
+                    ]
+                }
             )
         return self._detail(incident)
 
@@ -300,7 +306,7 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         body = ResolveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         if not incident.resolve(request.user, note=body.validated_data["note"]):
-            raise ValidationError({"status": ["This incident is resolved already."]})
+            raise ValidationError({"status": [_("This incident is resolved already.")]})
         return self._detail(incident)
 
     def _detail(self, incident: Incident) -> Response:
@@ -332,7 +338,9 @@ class NotificationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         wanted = self.request.query_params.get("status")
         if wanted:
             if wanted not in Notification.Status.values:
-                raise ValidationError({"status": [f"Use one of {', '.join(Notification.Status.values)}."]})
+                raise ValidationError(
+                    {"status": [_("Use one of %(items)s.") % {"items": ", ".join(Notification.Status.values)}]}
+                )
             notifications = notifications.filter(status=wanted)
         return notifications
 
@@ -369,7 +377,7 @@ def muted_checks_of_run(request):
     by whom, until when and why (the run's page says so beside its failures)."""
     run_id = _id_param(request, "run")
     if run_id is None:
-        raise ValidationError({"run": ["Which run: `?run=` and its id."]})
+        raise ValidationError({"run": [_("Which run: `?run=` and its id.")]})
     run = get_object_or_404(Run.objects.visible_to(request.user), pk=run_id)
     failing = run.results.filter(status__in=["fail", "error"]).values("rule_check_id")
     mutes = (

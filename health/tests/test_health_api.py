@@ -101,12 +101,14 @@ def test_a_datasource_scores_each_dimension_by_the_checks_that_decided_on_their_
     assert "passed ÷ (passed + failed)" in body["formula"]
     dimensions = _dimensions(body)
     # completeness: orders status pass, orders amount fail, customers email fail → 1 ÷ 3
-    assert {k: v for k, v in dimensions["completeness"].items() if k != "dimension"} == _tally(33.3, 1, 2)
+    assert {k: v for k, v in dimensions["completeness"].items() if k not in ("dimension", "label")} == _tally(
+        33.3, 1, 2
+    )
     assert dimensions["uniqueness"]["score"] == 100.0 and dimensions["uniqueness"]["checks"] == 1
     # timeliness: only an error — counted, but no score
     assert dimensions["timeliness"]["score"] is None and dimensions["timeliness"]["errors"] == 1
     # validity: range unknown, pattern never run, custom SQL pass (a custom template counts as validity)
-    assert {k: v for k, v in dimensions["validity"].items() if k != "dimension"} == _tally(
+    assert {k: v for k, v in dimensions["validity"].items() if k not in ("dimension", "label")} == _tally(
         100.0, 1, 0, unknown=1, never_run=1
     )
     # accuracy: the null check that names its own dimension
@@ -114,6 +116,26 @@ def test_a_datasource_scores_each_dimension_by_the_checks_that_decided_on_their_
     assert dimensions["consistency"]["checks"] == 0 and dimensions["consistency"]["score"] is None
     # worst first: customers (1 ÷ 2 = 50.0) before orders (3 ÷ 4 = 75.0); refunds has no live check
     assert [(t["table"], t["score"]) for t in body["worst_tables"]] == [("customers", 50.0), ("orders", 75.0)]
+
+
+def test_the_dimensions_and_the_score_formula_are_named_in_the_readers_language(world, cast, api_as):
+    url = f"/api/v1/health/datasources/{world['shop'].pk}/"
+    client = api_as(cast.outsider)
+    english, chinese = client.get(url).json(), client.get(url, HTTP_ACCEPT_LANGUAGE="zh-Hans").json()
+    assert [(d["dimension"], d["label"]) for d in chinese["dimensions"]] == [
+        ("completeness", "完整性"),
+        ("uniqueness", "唯一性"),
+        ("validity", "有效性"),
+        ("timeliness", "及时性"),
+        ("accuracy", "准确性"),
+        ("consistency", "一致性"),
+    ]
+    assert [d["label"] for d in english["dimensions"]][:2] == ["Completeness", "Uniqueness"]
+    assert chinese["formula"].startswith("得分 = 成功数 ÷（成功数 + 失败数）× 100")
+    # The numbers do not depend on the language.
+    assert [{k: v for k, v in d.items() if k != "label"} for d in chinese["dimensions"]] == [
+        {k: v for k, v in d.items() if k != "label"} for d in english["dimensions"]
+    ]
 
 
 def test_the_platform_counts_only_the_datasources_the_caller_may_use(world, cast, api_as):

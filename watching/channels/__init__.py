@@ -11,6 +11,8 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
+from django.utils.translation import gettext as _
+
 from .base import Message, TargetInvalid, TransportError
 
 KINDS: dict[str, str] = {
@@ -29,7 +31,10 @@ def transport_for(kind: str) -> ModuleType:
     try:
         return import_module(KINDS[kind])
     except KeyError:
-        raise ValueError(f"Unknown alert channel kind {kind!r}; known kinds: {', '.join(KINDS)}.") from None
+        raise ValueError(
+            _("Unknown alert channel kind %(kind)s; known kinds: %(items)s.")
+            % {"kind": repr(kind), "items": ", ".join(KINDS)}
+        ) from None
 
 
 __all__ = ["KINDS", "Message", "TargetInvalid", "TransportError", "transport_for"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from django.utils.translation import gettext as _
+
 from .base import HOST_SCHEMES, Message, TargetInvalid, apprise_send, require_apprise, require_reachable, url_preview
 
 LABEL = "Apprise URL"
@@ -16,9 +18,11 @@ def clean_target(target: str) -> str:
     url = (target or "").strip()
     scheme = urlsplit(url).scheme.lower()
     if not url or not scheme:
-        raise TargetInvalid(f"An Apprise URL is required, e.g. {PLACEHOLDER}")
+        raise TargetInvalid(_("An Apprise URL is required, e.g. %(placeholder)s") % {"placeholder": PLACEHOLDER})
     if scheme in LOCAL_SCHEMES:
-        raise TargetInvalid(f"`{scheme}://` notifies this server's own desktop or log; pick a remote service.")
+        raise TargetInvalid(
+            _("`%(scheme)s://` notifies this server's own desktop or log; pick a remote service.") % {"scheme": scheme}
+        )
     require_apprise(url, PLACEHOLDER)
     if scheme in HOST_SCHEMES:
         require_reachable(url)

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from django.utils.translation import gettext as _
+
+from ..stored_texts import SERVICE_ANSWERED, SERVICE_REFUSED, SERVICE_UNREACHABLE
+
 # Parts of a target shorter than this are not treated as secrets (a scheme, "services", a port).
 MIN_SECRET_LENGTH = 6
 REDACTED = "…"
@@ -124,7 +128,9 @@ def apprise_send(url: str, message: Message, secret: str | None = None, also_all
         # async_mode off: the message is sent in this thread, where the connection guard applies.
         notifier = apprise.Apprise(asset=apprise.AppriseAsset(async_mode=False))
         if not notifier.add(url):
-            raise TransportError("Apprise cannot use this target; edit the channel and enter it again.", permanent=True)
+            raise TransportError(
+                _("Apprise cannot use this target; edit the channel and enter it again."), permanent=True
+            )
         with apprise.LogCapture(level=logging.WARNING) as captured, guarded_connections(also_allowed):
             try:
                 result = notifier.notify(
@@ -162,10 +168,10 @@ def _public_reason(reason: str) -> str:
     or whether the service was reached at all."""
     status = re.search(r"error=(\d{3})", reason)
     if status:
-        return f"Not delivered: the service answered HTTP {status.group(1)}."
+        return SERVICE_ANSWERED % {"status": status.group(1)}
     if re.search(r"connection|resolv|refused|timed? ?out|unreachable", reason, re.I):
-        return "Not delivered: the service could not be reached."
-    return "Not delivered: the service did not accept the message."
+        return SERVICE_UNREACHABLE
+    return SERVICE_REFUSED
 
 
 def require_reachable(url: str) -> None:
@@ -194,18 +200,23 @@ def url_preview(url: str) -> str:
 def require_url(target: str, schemes: tuple[str, ...], example: str) -> str:
     text = (target or "").strip()
     if not text:
-        raise TargetInvalid(f"A target is required, e.g. {example}")
+        raise TargetInvalid(_("A target is required, e.g. %(example)s") % {"example": example})
     if re.search(r"\s", text):
-        raise TargetInvalid(f"A target URL contains no spaces, e.g. {example}")
+        raise TargetInvalid(_("A target URL contains no spaces, e.g. %(example)s") % {"example": example})
     try:
         parts = urlsplit(text)
         if parts.scheme.lower() in ("http", "https"):
             parts.port  # noqa: B018 — reading it validates it (service URLs keep tokens where a port would be)
     except ValueError as exc:
-        raise TargetInvalid(f"The URL's host or port cannot be read ({exc}), e.g. {example}") from None
+        raise TargetInvalid(
+            _("The URL's host or port cannot be read (%(exc)s), e.g. %(example)s") % {"exc": exc, "example": example}
+        ) from None
     scheme = parts.scheme.lower()
     if scheme not in schemes:
-        raise TargetInvalid(f"Expected a URL starting with {' or '.join(s + '://' for s in schemes)}, e.g. {example}")
+        raise TargetInvalid(
+            _("Expected a URL starting with %(items)s, e.g. %(example)s")
+            % {"items": " or ".join(s + "://" for s in schemes), "example": example}
+        )
     return text
 
 
@@ -215,4 +226,7 @@ def require_apprise(url: str, example: str) -> None:
     with secrets_in_flight(url):
         usable = apprise.Apprise.instantiate(url) is not None
     if not usable:
-        raise TargetInvalid(f"This URL is not complete (Apprise cannot read it). It should look like {example}")
+        raise TargetInvalid(
+            _("This URL is not complete (Apprise cannot read it). It should look like %(example)s")
+            % {"example": example}
+        )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, urlsplit
 
+from django.utils.translation import gettext as _
+
 from .base import Message, TargetInvalid, apprise_send, require_apprise, require_url, url_preview
 
 LABEL = "DingTalk"
@@ -23,11 +25,14 @@ def apprise_url(url: str) -> str:
     if parts.scheme == "dingtalk":
         return url
     if parts.hostname != HOST or not parts.path.startswith("/robot/send"):
-        raise TargetInvalid(f"A DingTalk robot URL looks like {PLACEHOLDER}")
+        raise TargetInvalid(_("A DingTalk robot URL looks like %(placeholder)s") % {"placeholder": PLACEHOLDER})
     query = parse_qs(parts.query)
     token = (query.get("access_token") or [""])[0]
     if not token:
-        raise TargetInvalid(f"The URL has no access_token: copy the robot's whole webhook URL, e.g. {PLACEHOLDER}")
+        raise TargetInvalid(
+            _("The URL has no access_token: copy the robot's whole webhook URL, e.g. %(placeholder)s")
+            % {"placeholder": PLACEHOLDER}
+        )
     secret = (query.get("secret") or [""])[0]
     login = f"{quote(secret, safe='')}@" if secret else ""
     return f"dingtalk://{login}{quote(token, safe='')}/"

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.utils.translation import gettext as _
 
 from .base import Message, TargetInvalid, apprise_send, require_apprise, require_reachable, require_url, url_preview
 
@@ -31,9 +32,14 @@ def clean_target(target: str) -> str:
         return url
     found = addresses(text)
     if not found:
-        raise TargetInvalid(f"Enter one or more e-mail addresses, separated by commas, e.g. {PLACEHOLDER}.")
+        raise TargetInvalid(
+            _("Enter one or more e-mail addresses, separated by commas, e.g. %(placeholder)s.")
+            % {"placeholder": PLACEHOLDER}
+        )
     if len(found) > MAX_RECIPIENTS:
-        raise TargetInvalid(f"At most {MAX_RECIPIENTS} addresses; use a mailing list for more.")
+        raise TargetInvalid(
+            _("At most %(max_recipients)s addresses; use a mailing list for more.") % {"max_recipients": MAX_RECIPIENTS}
+        )
     bad = []
     for address in found:
         try:
@@ -41,7 +47,7 @@ def clean_target(target: str) -> str:
         except ValidationError:
             bad.append(address)
     if bad:
-        raise TargetInvalid(f"Not an e-mail address: {', '.join(bad)}.")
+        raise TargetInvalid(_("Not an e-mail address: %(items)s.") % {"items": ", ".join(bad)})
     return ", ".join(found)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
+from django.utils.translation import gettext as _
+
 from .base import Message, TargetInvalid, apprise_send, require_apprise, require_url, url_preview
 
 LABEL = "Feishu"
@@ -24,7 +26,7 @@ def apprise_url(url: str) -> str:
         return url
     token = parts.path[len(PATH) :].strip("/") if parts.path.startswith(PATH) else ""
     if parts.hostname not in HOSTS or not token:
-        raise TargetInvalid(f"A Feishu bot URL looks like {PLACEHOLDER}")
+        raise TargetInvalid(_("A Feishu bot URL looks like %(placeholder)s") % {"placeholder": PLACEHOLDER})
     return f"feishu://{quote(token, safe='')}/"
 
 

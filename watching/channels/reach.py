@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -60,7 +61,9 @@ def parse_allowed(entries: Iterable[str]) -> tuple[frozenset[str], tuple[Network
         except ValueError:
             pass
         if "/" in entry or not entry.replace("-", "").replace(".", "").replace("_", "").isalnum():
-            raise ValueError(f"{entry!r} is neither a host name nor an address or network (CIDR)")
+            raise ValueError(
+                _("%(entry)s is neither a host name nor an address or network (CIDR)") % {"entry": repr(entry)}
+            )
         names.add(entry.lower().rstrip("."))
     return frozenset(names), tuple(networks)
 
@@ -129,7 +132,9 @@ def check_address(host: str, address: Address) -> None:
     reason = refusal(address)
     if reason and not _address_allowed(address):
         shown = host if host == str(address) else f"{host} ({address})"
-        raise Refused(f"The target's host {shown} is {reason}; {RULE}.")
+        raise Refused(
+            _("The target's host %(shown)s is %(reason)s; %(rule)s.") % {"shown": shown, "reason": reason, "rule": RULE}
+        )
 
 
 def check_host(host: str, resolve: bool = True) -> None:
@@ -142,7 +147,7 @@ def check_host(host: str, resolve: bool = True) -> None:
         check_address(host, literal)
         return
     if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
-        raise Refused(f"The target's host {host} is a loopback address; {RULE}.")
+        raise Refused(_("The target's host %(host)s is a loopback address; %(rule)s.") % {"host": host, "rule": RULE})
     if not resolve:
         return
     try:
@@ -160,7 +165,7 @@ def check_url_host(url: str) -> None:
         host = parts.hostname or ""
         parts.port  # noqa: B018 — reading it validates it (ValueError for 99999 or `:x`)
     except ValueError as exc:
-        raise Refused(f"The target URL's host or port cannot be read ({exc}).") from None
+        raise Refused(_("The target URL's host or port cannot be read (%(exc)s).") % {"exc": exc}) from None
     check_host(host)
 
 

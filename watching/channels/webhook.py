@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from django.utils.translation import gettext as _
+
+from ..stored_texts import WEBHOOK_ANSWERED, WEBHOOK_UNREACHABLE
 from .base import (
     Message,
     TargetInvalid,
@@ -26,7 +29,7 @@ def clean_target(target: str) -> str:
     from urllib.parse import urlsplit
 
     if not urlsplit(url).hostname:
-        raise TargetInvalid("The URL names no host, e.g. https://example.com/hooks/dq")
+        raise TargetInvalid(_("The URL names no host, e.g. https://example.com/hooks/dq"))
     require_reachable(url)
     return url
 
@@ -53,11 +56,12 @@ def send(target: str, message: Message) -> None:
                 allow_redirects=False,
             )
         except requests.RequestException as exc:
-            raise TransportError(scrub(f"The webhook could not be reached: {type(exc).__name__}: {exc}", fragments))
+            reason = f"{type(exc).__name__}: {exc}"
+            raise TransportError(scrub(WEBHOOK_UNREACHABLE % {"reason": reason}, fragments)) from None
         if response.status_code >= 300:
             # 4xx other than 408/429 will not get better by trying again.
             permanent = 400 <= response.status_code < 500 and response.status_code not in (408, 429)
             snippet = scrub(response.text[:300], fragments)
             raise TransportError(
-                f"The webhook answered HTTP {response.status_code}.", permanent=permanent, detail=snippet
+                WEBHOOK_ANSWERED % {"status": response.status_code}, permanent=permanent, detail=snippet
             )

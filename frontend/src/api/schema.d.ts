@@ -1693,6 +1693,13 @@ export interface components {
             /** @description A redacted form, safe to show. */
             readonly target_preview: string;
             notify_on: components["schemas"]["NotifyOnEnum"][];
+            /**
+             * @description The language of the channel's messages (en, zh-hans); by default the creating request's.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - Simplified Chinese
+             */
+            language: components["schemas"]["AlertChannelLanguageEnum"];
             /** @description What the caller may do with the channel: change, delete and test (administrators). */
             readonly permissions: string[];
             /** Format: date-time */
@@ -1700,6 +1707,12 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
+        /**
+         * @description * `en` - English
+         *     * `zh-hans` - Simplified Chinese
+         * @enum {string}
+         */
+        AlertChannelLanguageEnum: "en" | "zh-hans";
         /**
          * @description `{"name", "kind", "target", "notify_on", "checks", "datasources"}`. `target` is write-only:
          *     omit it to keep the stored one; responses carry `has_target` and a redacted `target_preview`.
@@ -1710,6 +1723,13 @@ export interface components {
             kind: components["schemas"]["KindEnum"];
             target?: string;
             notify_on?: components["schemas"]["NotifyOnEnum"][];
+            /**
+             * @description The language of the channel's messages (en, zh-hans); by default the creating request's.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - Simplified Chinese
+             */
+            language?: components["schemas"]["AlertChannelLanguageEnum"];
             checks?: number[];
             datasources?: number[];
         };
@@ -1781,7 +1801,6 @@ export interface components {
             readonly schedule_type: components["schemas"]["ScheduleTypeEnum"];
             readonly state: components["schemas"]["BatchStateEnum"];
             readonly may_consume: boolean;
-            /** @description Why the batch is in its state, in words. */
             readonly reason: string;
             readonly warnings: string[];
             /** @description What registration could not verify. */
@@ -1830,7 +1849,6 @@ export interface components {
             readonly schedule_type: components["schemas"]["ScheduleTypeEnum"];
             readonly state: components["schemas"]["BatchStateEnum"];
             readonly may_consume: boolean;
-            /** @description Why the batch is in its state, in words. */
             readonly reason: string;
             readonly warnings: string[];
             /** @description What registration could not verify. */
@@ -2238,7 +2256,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             ok: boolean;
-            error: string;
+            readonly error: string;
         };
         DolphinSchedulerImport: {
             dry_run: boolean;
@@ -2533,7 +2551,7 @@ export interface components {
             readonly passing_band: components["schemas"]["PassingBand"] | null;
             /** @description Anomaly detection only: beyond it the point failed, between it and passing_band it warned */
             readonly fail_band: components["schemas"]["PassingBand"] | null;
-            message: string;
+            readonly message: string;
         };
         /**
          * @description An incident as the list shows it (watching/incident_rows.py writes the same JSON from column
@@ -2599,6 +2617,7 @@ export interface components {
             readonly field: components["schemas"]["FieldEnum"];
             readonly from_value: string;
             readonly to_value: string;
+            /** @description Why: the platform's words in the reader's language, a person's as written. */
             readonly note: string;
         };
         /** @description `{"text"}`: a comment by whoever may see the incident. */
@@ -3128,6 +3147,13 @@ export interface components {
             kind?: components["schemas"]["KindEnum"];
             target?: string;
             notify_on?: components["schemas"]["NotifyOnEnum"][];
+            /**
+             * @description The language of the channel's messages (en, zh-hans); by default the creating request's.
+             *
+             *     * `en` - English
+             *     * `zh-hans` - Simplified Chinese
+             */
+            language?: components["schemas"]["AlertChannelLanguageEnum"];
             checks?: number[];
             datasources?: number[];
         };
@@ -3629,7 +3655,8 @@ export interface components {
             readonly plan: {
                 [key: string]: unknown;
             };
-            message: string;
+            /** @description Why the run ended as it did, when it says more than its status. */
+            readonly message: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -3689,7 +3716,8 @@ export interface components {
             readonly plan: {
                 [key: string]: unknown;
             };
-            message: string;
+            /** @description Why the run ended as it did, when it says more than its status. */
+            readonly message: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -3932,7 +3960,7 @@ export interface components {
         Transition: {
             from_state: components["schemas"]["BatchStateEnum"];
             to_state: components["schemas"]["BatchStateEnum"];
-            reason: string;
+            readonly reason: string;
             readonly by: string;
             /** Format: date-time */
             at: string;

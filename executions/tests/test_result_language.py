@@ -1,0 +1,135 @@
+"""A result is recorded once, in English, and read in the reader's language: its verdict is worded
+again from the numbers it was judged by, and the platform's own messages (a check that could
+not be evaluated, a worker that died) are recognised and worded again; what a database said
+stays as it said it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from executions.models import Result, Run
+from executions.reaper import end_runs_whose_worker_died
+from executions.recording import record_results
+
+pytestmark = pytest.mark.django_db
+CHINESE = {"HTTP_ACCEPT_LANGUAGE": "zh-Hans"}
+
+
+@pytest.fixture
+def make_check(cast, api_as, pg_datasource):
+    def make(name: str, **verdict) -> int:
+        params = {
+            "src_datasource_id": pg_datasource.pk,
+            "src_table": "dq_test.orders",
+            "src_field": "customer_email",
+            "check_type": "statistics_minus_comparison",
+            "operator": "le",
+            "threshold": 0,
+            "comparison_type": "fix_value",
+            "comparison_value": 0,
+            **verdict,
+        }
+        response = api_as(cast.author).post(
+            "/api/v1/checks/", {"name": name, "template": "null_check", "params": params}, format="json"
+        )
+        assert response.status_code == 201, response.json()
+        return response.json()["id"]
+
+    return make
+
+
+def _finish(api, checks: list[int], outcomes: dict[int, dict]) -> int:
+    """Start a run of the checks and record the engine's document for it (no engine here)."""
+    run_id = api.post("/api/v1/runs/", {"checks": checks}, format="json").json()["id"]
+    Run.claim(run_id, 1)
+    run = Run.objects.get(pk=run_id)
+    document = {str(v.pk): outcomes[v.parent_check_id] for v in run.check_versions.all()}
+    record_results(run, {"checks": document, "batches": {}})
+    return run_id
+
+
+def test_a_verdict_is_chinese_for_a_chinese_reader_and_english_otherwise_from_one_stored_result(
+    cast, api_as, make_check
+):
+    nulls = make_check("emails present")
+    percent = make_check("emails mostly present", check_type="statistics_comparison_percentage", threshold=50)
+    client = api_as(cast.author)
+    run_id = _finish(
+        client, [nulls, percent], {nulls: {"status": "ok", "statistic": 3}, percent: {"status": "ok", "statistic": 3}}
+    )
+
+    chinese = {r["check_name"]: r for r in client.get(f"/api/v1/runs/{run_id}/", **CHINESE).json()["results"]}
+    english = {r["check_name"]: r for r in client.get(f"/api/v1/runs/{run_id}/").json()["results"]}
+    assert chinese["emails present"]["verdict"] == "当 实际值 − 期望值 ≤ 0 时通过：3 − 0 = 3 > 0 → 失败"
+    assert chinese["emails present"]["formula"] == "当 实际值 − 期望值 ≤ 0 时通过"
+    assert english["emails present"]["verdict"] == "Pass when actual − expected ≤ 0: 3 − 0 = 3 > 0 → fail"
+    # An expected value of 0 makes the percentage 0 (as DolphinScheduler did), said in each language.
+    assert chinese["emails mostly present"]["verdict"] == (
+        "当 实际值 ÷ 期望值 × 100 ≤ 50 时通过：（期望值 0 ≤ 0，因此百分比为 0） = 0 ≤ 50 → 通过"
+    )
+    assert english["emails mostly present"]["verdict"] == (
+        "Pass when actual ÷ expected × 100 ≤ 50: (expected 0 ≤ 0, so the percentage is 0) = 0 ≤ 50 → pass"
+    )
+
+    # One stored row behind both answers: the record is English, whoever reads it.
+    stored = Result.objects.get(run_id=run_id, check_version__name="emails present")
+    assert stored.verdict == english["emails present"]["verdict"]
+    single = client.get(f"/api/v1/results/{stored.pk}/", **CHINESE).json()
+    assert single["verdict"] == chinese["emails present"]["verdict"]
+
+
+def test_a_check_the_engine_could_not_evaluate_says_why_in_both_languages_beside_a_healthy_one(
+    cast, api_as, make_check
+):
+    # The column was dropped after the check was written: the engine says so for that check only.
+    broken = make_check("emails typo")
+    fine = make_check("amounts present", src_field="amount")
+    client = api_as(cast.author)
+    unknown_column = {
+        "status": "error",
+        "message": "Unknown column 'customer_email'; the batch has the columns order_id, amount.",
+    }
+    run_id = _finish(client, [broken, fine], {broken: unknown_column, fine: {"status": "ok", "statistic": 0}})
+
+    chinese = client.get(f"/api/v1/runs/{run_id}/", **CHINESE).json()
+    english = client.get(f"/api/v1/runs/{run_id}/").json()
+    assert chinese["message"] == "2 个检查中有 1 个无法判定。"
+    assert english["message"] == "1 of 2 checks could not be evaluated."
+    by_name = {r["check_name"]: r for r in chinese["results"]}
+    assert by_name["emails typo"]["status"] == "error"
+    assert by_name["emails typo"]["message"] == "未知字段 'customer_email'；该批次的字段有 order_id, amount。"
+    assert by_name["amounts present"]["verdict"] == "当 实际值 − 期望值 ≤ 0 时通过：0 − 0 = 0 ≤ 0 → 通过"
+    english_typo = next(r for r in english["results"] if r["check_name"] == "emails typo")
+    assert english_typo["message"] == unknown_column["message"]
+
+
+def test_a_run_whose_worker_died_tells_the_reader_to_retry_in_their_language(cast, api_as, make_check, settings):
+    check = make_check("emails present")
+    client = api_as(cast.author)
+    run_id = client.post("/api/v1/runs/", {"checks": [check]}, format="json").json()["id"]
+    assert Run.claim(run_id, 1, "worker-7")
+    stale = timezone.now() - timedelta(seconds=settings.DQ_WORKER_STALE_AFTER + 60)
+    Run.objects.filter(pk=run_id).update(started_at=stale)
+
+    assert end_runs_whose_worker_died(timezone.now(), alive=[]) == 1
+
+    chinese = client.get(f"/api/v1/runs/{run_id}/", **CHINESE).json()
+    english = client.get(f"/api/v1/runs/{run_id}/").json()
+    assert chinese["status"] == "error"
+    said = "执行此运行的工作进程（worker-7）在完成前停止了（被终止、崩溃或失联）；请重试该运行。"
+    assert chinese["message"] == said and chinese["results"][0]["message"] == said
+    assert english["message"] == (
+        "The worker running this run (worker-7) stopped before it finished (killed, crashed or lost); retry the run."
+    )
+
+
+def test_the_formula_preview_speaks_the_readers_language(cast, api_as):
+    query = {"check_type": "comparison_minus_statistics", "operator": "ge", "threshold": "10"}
+    client = api_as(cast.author)
+    assert client.get("/api/v1/formula/", query, **CHINESE).json()["formula"] == "当 期望值 − 实际值 ≥ 10 时通过"
+    assert client.get("/api/v1/formula/", query).json()["formula"] == "Pass when expected − actual ≥ 10"
+    missing = client.get("/api/v1/formula/", {"operator": "ge"}, **CHINESE)
+    assert missing.status_code == 400 and missing.json()["fields"]["threshold"] == ["该字段是必填项。"]

@@ -128,6 +128,7 @@ INSTALLED_APPS = [
     "demo",
     "accounts",
     "health",
+    "integrations",
 ]
 
 MIDDLEWARE = [

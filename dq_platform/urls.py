@@ -16,6 +16,7 @@ api_v1 = [
     path("", include("profiling.urls")),
     path("", include("profiling.suggestion_urls")),
     path("", include("health.urls")),
+    path("", include("integrations.urls")),
 ]
 
 urlpatterns = [

@@ -287,6 +287,11 @@ SPECTACULAR_SETTINGS = {
         "RunTriggerEnum": "executions.models.Run.Trigger",
         "IncidentStatusEnum": "watching.models.Incident.Status",
         "ProfileStatusEnum": "profiling.models.Profile.Status",
+        "KindEnum": "watching.models.AlertChannel.Kind",
+        "EventEnum": "watching.models.Notification.Event",
+        "NotificationStatusEnum": "watching.models.Notification.Status",
+        "IntegrationKindEnum": "integrations.models.Integration.Kind",
+        "IntegrationEventEnum": "integrations.models.Delivery.Event",
     },
 }
 

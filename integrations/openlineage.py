@@ -20,7 +20,6 @@ from executions.models import Result, Run
 
 from .sources import Source
 
-PRODUCER = "https://github.com/dq-platform/dq-platform"
 SPEC = "https://openlineage.io/spec"
 RUN_EVENT_SCHEMA = f"{SPEC}/2-0-2/OpenLineage.json#/$defs/RunEvent"
 ASSERTIONS_SCHEMA = (
@@ -43,6 +42,11 @@ COLUMN_METRICS = {
     ("aggregate", "max"): "max",
     ("aggregate", "sum"): "sum",
 }
+
+
+def producer() -> str:
+    """Who produced the event: this platform, by its address."""
+    return settings.DQ_PUBLIC_URL.rstrip("/")
 
 
 def run_id_of(run: Run) -> str:
@@ -92,7 +96,7 @@ def run_event(run: Run, results: list[Result], sources: dict[int, Source], names
     return {
         "eventType": "FAIL" if failed else "COMPLETE",
         "eventTime": (run.finished_at or timezone.now()).isoformat(),
-        "producer": PRODUCER,
+        "producer": producer(),
         "schemaURL": RUN_EVENT_SCHEMA,
         "run": {"runId": run_id_of(run), "facets": run_facets},
         "job": {"namespace": namespace or DEFAULT_NAMESPACE, "name": JOB_NAME, "facets": {}},
@@ -102,7 +106,7 @@ def run_event(run: Run, results: list[Result], sources: dict[int, Source], names
 
 
 def _facet(schema: str) -> dict[str, str]:
-    return {"_producer": PRODUCER, "_schemaURL": schema}
+    return {"_producer": producer(), "_schemaURL": schema}
 
 
 def _input(namespace: str, name: str, found: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +144,7 @@ def test_event() -> dict[str, Any]:
     return {
         "eventType": "COMPLETE",
         "eventTime": now.isoformat(),
-        "producer": PRODUCER,
+        "producer": producer(),
         "schemaURL": RUN_EVENT_SCHEMA,
         "run": {"runId": str(uuid.uuid4()), "facets": {}},
         "job": {"namespace": DEFAULT_NAMESPACE, "name": "connection_test", "facets": {}},

@@ -98,6 +98,9 @@ class IntegrationSerializer(serializers.ModelSerializer):
         return plain_name(namespace, _("A namespace"))
 
     def validate_asset_keys(self, mapping: dict[str, str]) -> dict[str, str]:
+        kind = self.initial_data.get("kind") if isinstance(self.initial_data, dict) else None
+        if mapping and (kind or getattr(self.instance, "kind", None)) != Integration.Kind.DAGSTER:
+            raise serializers.ValidationError(_("Asset keys are for Dagster integrations only."))
         if len(mapping) > MAX_ASSET_KEYS:
             raise serializers.ValidationError(_("At most %(count)s asset keys.") % {"count": MAX_ASSET_KEYS})
         problems, cleaned = [], {}
@@ -124,8 +127,9 @@ class IntegrationSerializer(serializers.ModelSerializer):
 
     def validate(self, attrs):
         kind = attrs.get("kind") or getattr(self.instance, "kind", None)
-        if kind != Integration.Kind.DAGSTER and attrs.get("asset_keys"):
-            raise serializers.ValidationError({"asset_keys": [_("Asset keys are for Dagster integrations only.")]})
+        if kind != Integration.Kind.DAGSTER and (attrs.get("asset_keys") or getattr(self.instance, "asset_keys", None)):
+            # A Dagster integration turned into an OpenLineage one keeps no asset keys.
+            attrs["asset_keys"] = {}
         return attrs
 
     def create(self, validated):

@@ -23,10 +23,10 @@ from .sources import Source
 SPEC = "https://openlineage.io/spec"
 RUN_EVENT_SCHEMA = f"{SPEC}/2-0-2/OpenLineage.json#/$defs/RunEvent"
 ASSERTIONS_SCHEMA = (
-    f"{SPEC}/facets/1-0-1/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet"
+    f"{SPEC}/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet"
 )
 METRICS_SCHEMA = (
-    f"{SPEC}/facets/1-0-2/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet"
+    f"{SPEC}/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet"
 )
 ERROR_SCHEMA = f"{SPEC}/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet"
 DEFAULT_NAMESPACE = "dq-platform"
@@ -80,10 +80,7 @@ def run_event(run: Run, results: list[Result], sources: dict[int, Source], names
     for result in results:
         source = sources[result.pk]
         dataset = datasets.setdefault(dataset_of(source), {"assertions": [], "rows": None, "columns": {}})
-        assertion = {"assertion": result.check_version.name, "success": result.status == Result.Status.PASS}
-        if source.column:
-            assertion["column"] = source.column
-        dataset["assertions"].append(assertion)
+        dataset["assertions"].append(_assertion(result, source))
         _add_metric(dataset, result, source)
     run_facets: dict[str, Any] = {}
     failed = run.status == Run.Status.ERROR
@@ -103,6 +100,28 @@ def run_event(run: Run, results: list[Result], sources: dict[int, Source], names
         "inputs": [_input(ns, name, found) for (ns, name), found in datasets.items()],
         "outputs": [],
     }
+
+
+def _assertion(result: Result, source: Source) -> dict[str, Any]:
+    """The check's template classifies the test (`null_check`), its name tells it apart from the
+    table's other checks of that template; expected and actual values are strings in the facet."""
+    found: dict[str, Any] = {
+        "assertion": result.check_version.template_key,
+        "name": result.check_version.name,
+        "success": result.status == Result.Status.PASS,
+        "severity": "error" if result.failure_strategy == "block" else "warn",
+        "params": {"check_id": result.rule_check_id, "result_id": result.pk, "statistic_name": result.statistic_name},
+    }
+    if source.column:
+        found["column"] = source.column
+    for key, value in (("expected", result.comparison_value), ("actual", result.statistics_value)):
+        if value is not None:
+            found[key] = _number_text(value)
+    return found
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _facet(schema: str) -> dict[str, str]:

@@ -93,3 +93,15 @@ def test_bad_delivery_filters_are_a_400(api_as, cast):
     admin = api_as(cast.admin)
     assert admin.get("/api/v1/integration-deliveries/?run=x").json()["fields"]["run"]
     assert admin.get("/api/v1/integration-deliveries/?status=lost").json()["fields"]["status"]
+
+
+def test_rotate_secrets_re_encrypts_integration_tokens_under_the_new_key(api_as, cast, settings):
+    from cryptography.fernet import Fernet
+    from django.core.management import call_command
+
+    pk = api_as(cast.admin).post("/api/v1/integrations/", {**GOOD, "secret": "tok-7781x"}, format="json").json()["id"]
+    new_key = Fernet.generate_key().decode()
+    settings.DQ_FERNET_KEYS = [new_key, *settings.DQ_FERNET_KEYS]
+    call_command("rotate_secrets")
+    settings.DQ_FERNET_KEYS = [new_key]  # the old key dropped: the token must still read
+    assert Integration.objects.get(pk=pk).secret == "tok-7781x"

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from accounts.rights import is_admin
 from datasources.models import Datasource
+from dq_platform.ids import as_id
 from dq_platform.text import plain_name
 from rules.models import Check
 from watching.channels import TargetInvalid
@@ -105,11 +106,11 @@ class IntegrationSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(_("At most %(count)s asset keys.") % {"count": MAX_ASSET_KEYS})
         problems, cleaned = [], {}
         for check_id, key in mapping.items():
-            if not str(check_id).isdigit():
+            if as_id(check_id) is None:
                 problems.append(_("%(key)r is not a check id.") % {"key": check_id})
                 continue
             try:
-                cleaned[str(int(check_id))] = "/".join(parse_asset_key(key))
+                cleaned[str(as_id(check_id))] = "/".join(parse_asset_key(key))
             except ValueError as exc:
                 problems.append(_("Check %(id)s: %(problem)s") % {"id": check_id, "problem": exc})
         known = set(Check.objects.alive().filter(pk__in=[int(i) for i in cleaned]).values_list("pk", flat=True))

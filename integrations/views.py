@@ -4,6 +4,7 @@ and the record of every report sent or tried."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, viewsets
 from rest_framework.decorators import action
@@ -20,7 +21,7 @@ from .serializers import DeliverySerializer, IntegrationSerializer, IntegrationT
 
 
 class AdminWritesOnly(permissions.BasePermission):
-    message = _("Only administrators may create, change, test or delete integrations.")
+    message = gettext_lazy("Only administrators may create, change, test or delete integrations.")
 
     def has_permission(self, request, view):
         return request.method in permissions.SAFE_METHODS or is_admin(request.user)

@@ -24,7 +24,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # and slim images delete /usr/share/man.
 RUN mkdir -p /usr/share/man/man1 \
  && apt-get update \
- && apt-get install -y --no-install-recommends openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java \
+ && apt-get install -y --no-install-recommends openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java gettext \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
@@ -35,6 +35,7 @@ RUN pip install -r requirements.txt
 COPY . .
 # The engine's JVM functions (dq_engine/jvm/), compiled against the installed pyspark.
 RUN PY=python scripts/build-jvm.sh
+RUN scripts/build-messages.sh
 COPY --from=frontend /frontend/dist /app/frontend/dist
 # /var/lib/dq/error-data exists in the image, owned by dq, so a fresh named volume mounted there
 # starts with that owner.

@@ -4,20 +4,21 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: run test test-fast lint bench bench-e2e bench-load bench-anomaly setup setup-dev system-deps services frontend jvm clean
+.PHONY: run test test-fast lint bench bench-e2e bench-load bench-anomaly setup setup-dev system-deps services frontend jvm messages clean
 
-run: setup system-deps jvm frontend
+run: setup system-deps jvm frontend messages
 	@scripts/run.sh
 
 test: setup-dev services
 	@DQ_TEST_TOOLS=1 scripts/system-deps.sh
 	@scripts/build-jvm.sh
 	@scripts/build-frontend.sh
+	@scripts/build-messages.sh
 	@scripts/test.sh $(ARGS)
 
 # The inner loop: every test but Spark's, the browser's and the clean install (minutes, not half
 # an hour). `make test` still runs everything; CI runs `make test`.
-test-fast: setup-dev services system-deps
+test-fast: setup-dev services system-deps messages
 	@DQ_SKIP_VITEST=1 scripts/test.sh -m "not spark and not browser and not clean_install" $(ARGS)
 
 # The engine benchmark (bench/README.md); size with BENCH_ROWS, e.g. BENCH_ROWS=10000000 make bench.
@@ -67,9 +68,14 @@ services:
 jvm: setup system-deps
 	@scripts/build-jvm.sh
 
+# The server's translations: .po → .mo (GNU gettext), skipped when up to date.
+messages: system-deps
+	@scripts/build-messages.sh
+
 # The browser app: npm ci + vite build into frontend/dist, each skipped when up to date.
 frontend:
 	@scripts/build-frontend.sh
 
 clean:
 	rm -rf var/ test-artifacts/ frontend/dist/ dq_engine/jvm/build/
+	find . -path ./.venv -prune -o -name '*.mo' -path '*/locale/*' -print -delete

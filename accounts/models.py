@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
 KEY_PREFIX_LENGTH = 4
@@ -38,3 +40,21 @@ def token_expiry(token: Token) -> datetime:
     from datetime import timedelta
 
     return token.created + timedelta(seconds=settings.DQ_TOKEN_TTL)
+
+
+class Preference(models.Model):
+    """What a user chose for themselves: for now, the language of the browser app and the API.
+
+    Empty means "follow the browser" (Accept-Language); dq_platform/language.py reads it.
+    """
+
+    class Language(models.TextChoices):
+        FOLLOW_BROWSER = "", _("Follow the browser")
+        ENGLISH = "en", "English"
+        CHINESE = "zh-hans", "简体中文"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
+    language = models.CharField(max_length=10, choices=Language.choices, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.language or 'browser'})"

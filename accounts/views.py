@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from dq_platform.schema import ERROR_RESPONSES
 
 from .lockout import locked_message, seconds_until_unlocked
-from .models import token_expiry
+from .models import Preference, token_expiry
 
 
 class ObtainTokenView(APIView):
@@ -69,3 +69,45 @@ class RevokeTokenView(APIView):
     def post(self, request):
         Token.objects.filter(user=request.user).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    is_staff = serializers.BooleanField()
+    language = serializers.ChoiceField(choices=Preference.Language.choices, allow_blank=True)
+
+
+class PreferenceSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Preference
+        fields = ["language"]
+
+
+class MeView(APIView):
+    """The signed-in user and what they chose for themselves (the language, empty = the browser's)."""
+
+    permission_classes = [IsAuthenticated]
+
+    def _answer(self, request, preference: Preference | None) -> Response:
+        return Response(
+            {
+                "username": request.user.get_username(),
+                "is_staff": request.user.is_staff,
+                "language": preference.language if preference else "",
+            }
+        )
+
+    @extend_schema(responses={200: MeSerializer, 401: ERROR_RESPONSES[401]})
+    def get(self, request):
+        return self._answer(request, Preference.objects.filter(user=request.user).first())
+
+    @extend_schema(
+        request=PreferenceSerializer,
+        responses={200: MeSerializer, 400: ERROR_RESPONSES[400], 401: ERROR_RESPONSES[401]},
+    )
+    def patch(self, request):
+        preference, _ = Preference.objects.get_or_create(user=request.user)
+        serializer = PreferenceSerializer(preference, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return self._answer(request, preference)

@@ -141,6 +141,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: a signed-in user's saved language counts (dq_platform/language.py).
+    "dq_platform.language.RequestLanguage",
     # A read-only request asks which datasources its user may read once, however many lists ask.
     "datasources.readable.ReadableOncePerRequest",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -208,7 +210,12 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-LANGUAGE_CODE = "en-us"
+# English and Simplified Chinese; a request's language is chosen in dq_platform/language.py.
+# Messages: <app>/locale/zh_Hans/LC_MESSAGES/django.po (and locale/ for project-level files),
+# compiled by scripts/build-messages.sh.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = _env("str", "TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
@@ -386,6 +393,13 @@ DQ_KEPT_PAGE_SECONDS = _env("int", "DQ_KEPT_PAGE_SECONDS", default=10)
 if DQ_KEPT_PAGE_MB < 0 or DQ_KEPT_PAGE_SECONDS < 0:
     raise ImproperlyConfigured("DQ_KEPT_PAGE_MB and DQ_KEPT_PAGE_SECONDS must be 0 or more.")
 DQ_RUN_TIME_LIMIT = _env("int", "DQ_RUN_TIME_LIMIT", default=15 * 60)
+# Run and wait in one request (POST /runs/?wait=S, executions/waiting.py): the longest wait one
+# request may ask, and how many requests of one web process may wait at once (fewer than its
+# gunicorn threads, DQ_WEB_THREADS, so that waiting never takes every thread; 429 beyond).
+DQ_RUN_WAIT_MAX = _env("int", "DQ_RUN_WAIT_MAX", default=600)
+DQ_RUN_WAIT_SLOTS = _env("int", "DQ_RUN_WAIT_SLOTS", default=2)
+if DQ_RUN_WAIT_MAX < 0 or DQ_RUN_WAIT_SLOTS < 1:
+    raise ImproperlyConfigured("DQ_RUN_WAIT_MAX must be 0 or more and DQ_RUN_WAIT_SLOTS at least 1.")
 # Table profiles (profiling/, dq_engine/profiling/): a table or batch of more rows is profiled on a
 # random sample of about this many rows (the document says so); up to DQ_PROFILE_EXACT_ROWS
 # profiled rows, distinct counts and quantiles are exact where the engine can compute them so.

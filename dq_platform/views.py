@@ -10,6 +10,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from .language import saved_language
+
 SPA_MANIFEST = "spa-manifest.json"  # written by `vite build` (frontend/vite.config.ts)
 
 
@@ -61,6 +63,8 @@ def render_spa(request):
             "admin_url": reverse("admin:index") if user.is_staff else None,
             "logout_url": reverse("logout"),
             "api_docs_url": reverse("api-docs"),
+            # The saved language ('' = follow the browser); the app starts in it (src/i18n).
+            "language": saved_language(user) or "",
         },
     }
     return render(request, "spa.html" if context["assets"] else "home.html", context)

@@ -3,7 +3,13 @@ from __future__ import annotations
 from django.db.models import Prefetch, prefetch_related_objects
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
@@ -13,7 +19,7 @@ from dq_platform.kept_pages import kept
 from dq_platform.pagination import MAX_PAGE_SIZE
 from rules.models import Check, CheckVersion
 
-from . import anomaly_feedback, error_rows
+from . import anomaly_feedback, error_rows, waiting
 from .filters import filter_results, filter_runs
 from .models import Result, Run
 from .run_list import list_rows, page_rows
@@ -69,6 +75,57 @@ def _run_action_responses(success: int, what: str, conflict: str) -> dict:
     }
 
 
+WAIT_PARAMETER = OpenApiParameter(
+    "wait",
+    int,
+    description="Seconds (0 to DQ_RUN_WAIT_MAX, 600 by default) to wait for the run to end; the answer is then "
+    "its verdict (README, Workflows: run and wait, exit codes).",
+)
+RUN_VERDICT = inline_serializer(
+    "RunVerdict",
+    {
+        "status": serializers.CharField(help_text="The run's status (queued and running after a timed-out wait)."),
+        "verdict": serializers.ChoiceField(["passed", "blocked", "error", "timeout"]),
+        "marker": serializers.CharField(help_text="DQ_VERDICT=PASSED|BLOCKED|ERROR|TIMEOUT, for BODY_CONTAINS."),
+        "blocking": serializers.BooleanField(),
+        "run": serializers.IntegerField(),
+        "url": serializers.CharField(help_text="The run in the API."),
+        "poll": serializers.CharField(help_text="Where to wait for the verdict again."),
+        "message": serializers.CharField(),
+        "alerts": serializers.IntegerField(help_text="Checks that failed or errored without blocking."),
+        "results": serializers.ListField(child=serializers.DictField(), help_text="One short entry per check."),
+    },
+)
+RUN_WAIT_BUSY = inline_serializer(
+    "RunWaitBusy",
+    {
+        "verdict": serializers.CharField(),
+        "marker": serializers.CharField(),
+        "message": serializers.CharField(),
+        "retry_after": serializers.IntegerField(),
+    },
+)
+VERDICT_RESPONSES = {
+    408: OpenApiResponse(RUN_VERDICT, description="DQ_VERDICT=TIMEOUT: the wait ended first; the run goes on."),
+    409: OpenApiResponse(RUN_VERDICT, description="DQ_VERDICT=BLOCKED: a check with failure strategy block failed."),
+    424: OpenApiResponse(RUN_VERDICT, description="DQ_VERDICT=ERROR: the run ended error (or was cancelled)."),
+    429: OpenApiResponse(RUN_WAIT_BUSY, description="DQ_VERDICT=BUSY: too many waiting requests; nothing started."),
+}
+
+
+def _waiting(request, wait: int, run_to_wait_on) -> Response:
+    """Take a waiting slot of this web process (429 without one), get the run, wait, answer."""
+    if not waiting.slots.take():
+        code, body, headers = waiting.busy_answer()
+        return Response(body, status=code, headers=headers)
+    try:
+        run = waiting.wait_for_end(run_to_wait_on(), wait)
+        code, body = waiting.answer(run, request, wait)
+    finally:
+        waiting.slots.give_back()
+    return Response(body, status=code)
+
+
 class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Runs of checks. POST answers 202 at once; the run page polls GET …/{id}/ until it ends."""
 
@@ -102,14 +159,49 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
         page = self.paginate_queryset(page_rows(self.filter_queryset(self.get_queryset())))
         return self.get_paginated_response(list_rows(page, self.request.user))
 
-    # 200: the same idempotency_key again answers the run it started.
-    @extend_schema(request=RunRequestSerializer, responses={202: RunSerializer, 200: RunSerializer})
+    # 200: the same idempotency_key again answers the run it started. With ?wait=S: the verdict.
+    @extend_schema(
+        request=RunRequestSerializer,
+        parameters=[WAIT_PARAMETER],
+        responses={
+            202: RunSerializer,
+            200: PolymorphicProxySerializer(
+                component_name="RunOrVerdict",
+                serializers=[RunSerializer, RUN_VERDICT],
+                resource_type_field_name=None,
+                many=False,
+            ),
+            **VERDICT_RESPONSES,
+        },
+        description="Start a run of checks: 202 with the queued run. With `?wait=S` (0 to DQ_RUN_WAIT_MAX "
+        "seconds) the answer comes when the run ends or the wait expires, as a verdict for a workflow "
+        "scheduler's HTTP task: 200 `DQ_VERDICT=PASSED` (nothing blocks, alerts included), 409 "
+        "`DQ_VERDICT=BLOCKED`, 424 `DQ_VERDICT=ERROR`, 408 `DQ_VERDICT=TIMEOUT` (the run goes on; ask "
+        "`poll`), 429 `DQ_VERDICT=BUSY` (nothing started; Retry-After).",
+    )
     def create(self, request, *args, **kwargs):
+        wait = waiting.wait_seconds(request.query_params)
+        if wait is None:
+            run, created = self._start(request)
+            if created:  # made just now, as its status says: no results recorded yet, nothing to ask
+                prefetch_related_objects([run], Prefetch("results", Result.objects.none()))
+            return Response(
+                RunSerializer(run, context={"request": request}).data,
+                status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK,
+            )
+        # The body is checked before a slot is taken: a bad request is a 400, never a 429.
+        body = self._valid_request(request)
+        return _waiting(request, wait, lambda: self._start(request, body)[0])
+
+    def _valid_request(self, request) -> dict:
         body = RunRequestSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
-        data = body.validated_data
+        return body.validated_data
+
+    def _start(self, request, data: dict | None = None) -> tuple[Run, bool]:
+        data = data if data is not None else self._valid_request(request)
         try:
-            run, created = start_run(
+            return start_run(
                 data["checks"],
                 request.user,
                 biz_date=data.get("biz_date"),
@@ -119,12 +211,23 @@ class RunViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retrieve
             )
         except RunRequestInvalid as exc:
             raise ValidationError(exc.fields) from None
-        if created:  # made just now, as its status says: no results recorded yet, nothing to ask
-            prefetch_related_objects([run], Prefetch("results", Result.objects.none()))
-        return Response(
-            RunSerializer(run, context={"request": request}).data,
-            status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK,
-        )
+
+    @extend_schema(
+        parameters=[WAIT_PARAMETER],
+        responses={
+            200: RUN_VERDICT,
+            **VERDICT_RESPONSES,
+        },
+        description="A run's verdict for a workflow scheduler, after waiting up to `?wait=S` seconds (default "
+        "0) for it to end: the same answers as POST /runs/?wait=S. Where a timed-out wait says to poll.",
+    )
+    @action(detail=True, methods=["get"])
+    def verdict(self, request, pk=None):
+        wait = waiting.wait_seconds(request.query_params) or 0
+        if not str(pk).isdigit():
+            raise Http404
+        run = get_object_or_404(Run.objects.visible_to(request.user), pk=int(pk))
+        return _waiting(request, wait, lambda: run)
 
     @extend_schema(
         request=None,

@@ -7,6 +7,7 @@ export default mergeConfig(
     test: {
       environment: 'happy-dom',
       include: ['tests/**/*.test.ts'],
+      setupFiles: ['tests/setup.ts'],
       // Without this Element Plus and form-create validation silently pass in tests.
       server: { deps: { inline: ['element-plus', '@form-create/element-ui'] } },
     },

@@ -38,6 +38,7 @@ def _environment(var: Path) -> dict[str, str]:
         CELERY_BROKER_URL="memory://",
         CELERY_RESULT_BACKEND="cache+memory://",
         DQ_PREVIEW_TIMEOUT="1",  # a preview that got through waits for no worker for long
+        DQ_RUN_WAIT_MAX="2",  # a fuzzed ?wait= waits for no worker for long (runs never execute here)
         PYTHONPATH=str(ROOT),
     )
     return env

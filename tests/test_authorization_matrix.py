@@ -139,6 +139,7 @@ MATRIX = [
     (CREATED, "GET /runs/ lists run_a", Y, N, Y),
     (CREATED, "GET /runs/?check={check} lists run_a", Y, N, Y),
     (CREATED, "GET /runs/{run_a}/", 200, 404, 200),
+    (CREATED, "GET /runs/{run_a}/verdict/ gives marker", "DQ_VERDICT=PASSED", 404, "DQ_VERDICT=PASSED"),  # alert only
     (CREATED, "POST /runs/ +run_check", 202, 400, 202),
     (CREATED, "POST /runs/{run_a}/cancel/", 409, 404, 409),  # 409: it has ended
     (CREATED, "POST /runs/{run_a}/retry/", 202, 404, 202),

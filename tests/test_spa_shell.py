@@ -53,6 +53,7 @@ def test_the_shell_loads_the_built_app_and_names_the_signed_in_admin(cast, clien
         "admin_url": "/admin/",
         "logout_url": "/logout/",
         "api_docs_url": "/api/docs/",
+        "language": "",
     }
     assert "csrftoken" in response.cookies  # the app's HTTP client sends it back on POST
 

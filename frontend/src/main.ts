@@ -5,6 +5,8 @@ import formCreate from '@form-create/element-ui'
 import App from './App.vue'
 import YamlEditor from './components/YamlEditor.vue'
 import { router } from './router'
+import { applyLocale, i18n, initialLocale } from './i18n'
+import { sessionUser } from './lib/session'
 import './styles/main.css'
 import './styles/dialogs.css'
 
@@ -12,4 +14,7 @@ import './styles/dialogs.css'
 formCreate.component('dq-yaml-editor', YamlEditor)
 
 // Element Plus before form-create: form-create renders Element Plus components by name.
-createApp(App).use(ElementPlus).use(formCreate).use(router).mount('#app')
+// The saved language, else the browser's (src/i18n); set before the first screen renders.
+applyLocale(initialLocale(sessionUser.language))
+
+createApp(App).use(i18n).use(ElementPlus).use(formCreate).use(router).mount('#app')

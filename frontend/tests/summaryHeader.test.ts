@@ -1,9 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mount } from '@vue/test-utils'
 import { createMemoryHistory, createRouter } from 'vue-router'
 import ElementPlus from 'element-plus'
 import type { LatestResult, ResultsSummary } from '@/api/types'
 import SummaryHeader from '@/pages/results/SummaryHeader.vue'
+import { applyLocale } from '@/i18n'
 
 const Empty = { template: '<div />' }
 const router = createRouter({
@@ -87,5 +88,33 @@ describe('the dashboard header', () => {
     const wrapper = mountHeader(summary({ open_failures: 0, blocking_failures: 0, failing_checks: [] }))
     expect(wrapper.get('[data-testid=summary-failing]').text()).toBe("Every check's latest result is fine")
     expect(wrapper.find('[data-testid=summary-blocking]').exists()).toBe(false)
+  })
+})
+
+describe('the dashboard header in Chinese', () => {
+  beforeAll(() => applyLocale('zh-CN'))
+  afterAll(() => applyLocale('en'))
+
+  it('says every label and count in Chinese, with Chinese punctuation', () => {
+    const wrapper = mountHeader(summary())
+    const labels = wrapper.findAll('.label').map((label) => label.text())
+    expect(labels).toEqual(['检查', '通过率 · 24 小时', '未解决的失败', '运行 · 24 小时'])
+    expect(wrapper.get('[data-testid=summary-blocking]').text()).toBe(
+      '4 个阻断：orders · ids unique、orders · statuses known，另有 2 个',
+    )
+    expect(wrapper.get('[data-testid=summary-alerting]').text()).toBe('另外：orders · amounts、orders · e-mails')
+    // 20 of the 58 evaluated (20 passed + 36 failed + 2 errors) passed; 2 still wait for an expected value.
+    expect(wrapper.text()).toContain('58 个已判定结果中 20 个通过')
+    expect(wrapper.text()).toContain('2 个尚无期望值')
+    expect(wrapper.get('[data-testid=summary-active-runs]').text()).toBe('1 个正在运行')
+    // No English sentence is left over (the check names are the user's own).
+    const withoutNames = wrapper.text().replace(/orders · [\w -]+/g, '')
+    expect(withoutNames).not.toMatch(/[A-Za-z]{3,}/)
+  })
+
+  it('says all is well in Chinese', () => {
+    const wrapper = mountHeader(summary({ open_failures: 0, blocking_failures: 0, failing_checks: [], active_runs: 0 }))
+    expect(wrapper.get('[data-testid=summary-failing]').text()).toBe('所有检查的最新结果均正常')
+    expect(wrapper.text()).toContain('当前没有运行')
   })
 })

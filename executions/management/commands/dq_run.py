@@ -1,7 +1,9 @@
 """`python manage.py dq_run --check ID [--check ID …] [--biz-date D] --wait` for schedulers.
 
 Exit codes: 0 nothing blocks, 1 the run is blocking (a `block` check failed), 2 on error (bad
-input, a check that could not be evaluated, a cancelled run, or the wait timed out).
+input, a check that could not be evaluated, a cancelled run, or the wait timed out): the same as
+clients/dq_client.py and the verdict of `POST /api/v1/runs/?wait=` (executions/waiting.py;
+README "Workflows: run and wait, exit codes", one table for all).
 """
 
 from __future__ import annotations

@@ -1079,6 +1079,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user and what they chose for themselves (the language, empty = the browser's). */
+        get: operations["v1_me_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description The signed-in user and what they chose for themselves (the language, empty = the browser's). */
+        patch: operations["v1_me_partial_update"];
+        trace?: never;
+    };
     "/api/v1/monitors/": {
         parameters: {
             query?: never;
@@ -1490,7 +1508,7 @@ export interface paths {
          */
         get: operations["v1_runs_list"];
         put?: never;
-        /** @description Runs of checks. POST answers 202 at once; the run page polls GET …/{id}/ until it ends. */
+        /** @description Start a run of checks: 202 with the queued run. With `?wait=S` (0 to DQ_RUN_WAIT_MAX seconds) the answer comes when the run ends or the wait expires, as a verdict for a workflow scheduler's HTTP task: 200 `DQ_VERDICT=PASSED` (nothing blocks, alerts included), 409 `DQ_VERDICT=BLOCKED`, 424 `DQ_VERDICT=ERROR`, 408 `DQ_VERDICT=TIMEOUT` (the run goes on; ask `poll`), 429 `DQ_VERDICT=BUSY` (nothing started; Retry-After). */
         post: operations["v1_runs_create"];
         delete?: never;
         options?: never;
@@ -1543,6 +1561,23 @@ export interface paths {
         put?: never;
         /** @description Start a new attempt of a finished run: the same check versions and frozen batches, `attempt` one more, `retry_of` this run, the same trigger. A run is retried once; retry its retry after that. For the run's author and administrators. */
         post: operations["v1_runs_retry_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/verdict/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A run's verdict for a workflow scheduler, after waiting up to `?wait=S` seconds (default 0) for it to end: the same answers as POST /runs/?wait=S. Where a timed-out wait says to poll. */
+        get: operations["v1_runs_verdict_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2386,8 +2421,14 @@ export interface components {
          */
         FailureStrategyEnum: "alert" | "block";
         FeedbackRequestRequest: {
-            verdict: components["schemas"]["VerdictEnum"];
+            verdict: components["schemas"]["FeedbackRequestVerdictEnum"];
         };
+        /**
+         * @description * `expected` - expected
+         *     * `incident` - incident
+         * @enum {string}
+         */
+        FeedbackRequestVerdictEnum: "expected" | "incident";
         /**
          * @description * `status` - Status
          *     * `assignee` - Assignee
@@ -2737,6 +2778,13 @@ export interface components {
          * @enum {string}
          */
         KindEnum: "email" | "webhook" | "slack" | "dingtalk" | "wecom" | "feishu" | "telegram" | "apprise";
+        /**
+         * @description * `` - Follow the browser
+         *     * `en` - English
+         *     * `zh-hans` - 简体中文
+         * @enum {string}
+         */
+        LanguageEnum: "en" | "zh-hans";
         /** @description The newest result of a check, for the checks list and the dashboard's open failures. */
         LatestResult: {
             check: number;
@@ -2753,6 +2801,11 @@ export interface components {
         Learned: {
             /** @description What the baseline was made of, in a sentence. */
             sentence: string;
+        };
+        Me: {
+            username: string;
+            is_staff: boolean;
+            language: components["schemas"]["LanguageEnum"] | components["schemas"]["BlankEnum"];
         };
         /** @description A monitor as the API answers it (see README "Table monitors"). */
         Monitor: {
@@ -3319,6 +3372,9 @@ export interface components {
             schedule?: string;
             timezone?: string;
         };
+        PatchedPreferenceRequest: {
+            language?: components["schemas"]["LanguageEnum"] | components["schemas"]["BlankEnum"];
+        };
         /**
          * @description `{"name", "cron", "timezone", "checks": [ids], "enabled", "biz_date_offset_days"}`.
          *
@@ -3787,6 +3843,7 @@ export interface components {
                 [key: string]: number;
             };
         };
+        RunOrVerdict: components["schemas"]["Run"] | components["schemas"]["RunVerdict"];
         /** @description `{"checks": [ids], "biz_date"?: "YYYY-MM-DD", "idempotency_key"?, "trigger"?, "engine"?}`. */
         RunRequestRequest: {
             checks: number[];
@@ -3831,6 +3888,40 @@ export interface components {
          * @enum {string}
          */
         RunTriggerEnum: "manual" | "schedule" | "api" | "backfill";
+        RunVerdict: {
+            /** @description The run's status (queued and running after a timed-out wait). */
+            status: string;
+            verdict: components["schemas"]["RunVerdictVerdictEnum"];
+            /** @description DQ_VERDICT=PASSED|BLOCKED|ERROR|TIMEOUT, for BODY_CONTAINS. */
+            marker: string;
+            blocking: boolean;
+            run: number;
+            /** @description The run in the API. */
+            url: string;
+            /** @description Where to wait for the verdict again. */
+            poll: string;
+            message: string;
+            /** @description Checks that failed or errored without blocking. */
+            alerts: number;
+            /** @description One short entry per check. */
+            results: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * @description * `passed` - passed
+         *     * `blocked` - blocked
+         *     * `error` - error
+         *     * `timeout` - timeout
+         * @enum {string}
+         */
+        RunVerdictVerdictEnum: "passed" | "blocked" | "error" | "timeout";
+        RunWaitBusy: {
+            verdict: string;
+            marker: string;
+            message: string;
+            retry_after: number;
+        };
         /**
          * @description * `full` - Full scan
          *     * `partition` - Partition (filtered)
@@ -4005,12 +4096,6 @@ export interface components {
             template: string;
             changes: components["schemas"]["UpgradeChange"][];
         };
-        /**
-         * @description * `expected` - expected
-         *     * `incident` - incident
-         * @enum {string}
-         */
-        VerdictEnum: "expected" | "incident";
     };
     responses: never;
     parameters: never;
@@ -8605,6 +8690,131 @@ export interface operations {
             };
         };
     };
+    v1_me_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_me_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedPreferenceRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedPreferenceRequest"];
+                "multipart/form-data": components["schemas"]["PatchedPreferenceRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than DQ_MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     v1_monitors_list: {
         parameters: {
             query?: {
@@ -10302,7 +10512,10 @@ export interface operations {
     };
     v1_runs_create: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Seconds (0 to DQ_RUN_WAIT_MAX, 600 by default) to wait for the run to end; the answer is then its verdict (README, Workflows: run and wait, exit codes). */
+                wait?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10320,7 +10533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Run"];
+                    "application/json": components["schemas"]["RunOrVerdict"];
                 };
             };
             202: {
@@ -10367,6 +10580,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DQ_VERDICT=TIMEOUT: the wait ended first; the run goes on. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVerdict"];
+                };
+            };
+            /** @description DQ_VERDICT=BLOCKED: a check with failure strategy block failed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVerdict"];
+                };
+            };
             /** @description The request body is larger than DQ_MAX_BODY_BYTES. */
             413: {
                 headers: {
@@ -10374,6 +10605,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DQ_VERDICT=ERROR: the run ended error (or was cancelled). */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVerdict"];
+                };
+            };
+            /** @description DQ_VERDICT=BUSY: too many waiting requests; nothing started. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunWaitBusy"];
                 };
             };
         };
@@ -10584,6 +10833,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_runs_verdict_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Seconds (0 to DQ_RUN_WAIT_MAX, 600 by default) to wait for the run to end; the answer is then its verdict (README, Workflows: run and wait, exit codes). */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVerdict"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DQ_VERDICT=TIMEOUT: the wait ended first; the run goes on. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVerdict"];
+                };
+            };
+            /** @description DQ_VERDICT=BLOCKED: a check with failure strategy block failed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVerdict"];
+                };
+            };
+            /** @description DQ_VERDICT=ERROR: the run ended error (or was cancelled). */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunVerdict"];
+                };
+            };
+            /** @description DQ_VERDICT=BUSY: too many waiting requests; nothing started. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunWaitBusy"];
                 };
             };
         };

@@ -6,6 +6,7 @@
  *   (dq_platform/api_errors.py), whatever the server or the network did;
  * - a lost session sends the user to the sign-in page and back.
  */
+import { currentLocale } from '../i18n'
 
 export type FieldErrorTree = string[] | FieldErrorTree[] | { [field: string]: FieldErrorTree }
 
@@ -147,7 +148,12 @@ export function errorFromResponse(status: number, statusText: string, body: unkn
 
 export async function request<T = unknown>(method: string, url: string, options: RequestOptions = {}): Promise<T> {
   const verb = method.toUpperCase()
-  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers }
+  // The server answers (messages, validation errors, verdict sentences) in the app's language.
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'Accept-Language': currentLocale.value === 'zh-CN' ? 'zh-Hans' : 'en',
+    ...options.headers,
+  }
   let body: BodyInit | undefined
   if (options.body !== undefined) {
     headers['Content-Type'] = 'application/json'

@@ -5,6 +5,7 @@
  */
 import type { FormRule, Params } from '@/api/types'
 import { csrfToken } from '@/http'
+import { translate } from '@/i18n'
 
 /** {src_datasource_id: ['src_table', 'src_field'], src_table: ['src_field']} from each rule's `link`. */
 export function dependentsOf(rules: FormRule[]): Record<string, string[]> {
@@ -100,7 +101,7 @@ export function reportingBeforeFetch(report: (answer: CatalogAnswer) => void) {
     }
     config.onError = (error: unknown, body?: unknown) => {
       const said = body && typeof body === 'object' ? (body as { message?: unknown }).message : undefined
-      const fallback = error instanceof Error && error.message ? error.message : 'the request failed'
+      const fallback = error instanceof Error && error.message ? error.message : translate('checkForm.requestFailed')
       report({ action, query, message: typeof said === 'string' && said ? said : fallback })
       onError?.(error)
     }
@@ -125,7 +126,7 @@ export function fieldsFetching(rules: FormRule[], values: Record<string, unknown
 /** What to show under a select whose options could not be loaded. */
 export function catalogProblem(action: string, message: string): string {
   const what = action.includes('/columns/') ? 'columns' : action.includes('/tables/') ? 'tables' : 'options'
-  return `The ${what} could not be listed: ${message}`
+  return translate(`checkForm.notListed.${what}`, { message })
 }
 
 /** The bits of form-create's api the check form uses. */

@@ -7,16 +7,27 @@
  */
 import type { Datasource, DatasourceInput, DatasourceType } from '@/api/types'
 import type { ApiError } from '@/http'
+import { translate } from '@/i18n'
 
 export const TYPES: Array<{ value: DatasourceType; label: string }> = [
   { value: 'postgresql', label: 'PostgreSQL' },
   { value: 'mysql', label: 'MySQL / MariaDB' },
-  { value: 'file', label: 'Files' },
+  {
+    value: 'file',
+    get label() {
+      return translate('datasources.form.typeFiles') // read at render: the current language's word
+    },
+  },
 ]
 export const FORMATS = [
   { value: 'parquet', label: 'Parquet' },
   { value: 'csv', label: 'CSV' },
-  { value: 'json', label: 'JSON (one object per line)' },
+  {
+    value: 'json',
+    get label() {
+      return translate('datasources.form.formatJsonLines')
+    },
+  },
   { value: 'orc', label: 'ORC' },
 ]
 /** What the server fills in when the port is left empty (datasources/models.py DEFAULT_PORTS). */
@@ -89,7 +100,7 @@ export function bodyOf(draft: DatasourceDraft, editing: boolean): Built {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object')
       options = parsed as DatasourceInput['options']
     } catch {
-      problems.options = 'Options must be a JSON object, e.g. {"sslmode": "require"}.'
+      problems.options = translate('datasources.form.optionsNotObject', { example: '{"sslmode": "require"}' })
     }
   }
   const isFile = draft.type === 'file'

@@ -5,6 +5,8 @@ export interface SessionUser {
   admin_url: string | null
   logout_url: string
   api_docs_url: string
+  /** The saved language ('' = follow the browser): 'en' or 'zh-hans'. */
+  language: string
 }
 
 const FALLBACK: SessionUser = {
@@ -13,6 +15,7 @@ const FALLBACK: SessionUser = {
   admin_url: null,
   logout_url: '/logout/',
   api_docs_url: '/api/docs/',
+  language: '',
 }
 
 export function readSessionUser(doc: Document = document): SessionUser {

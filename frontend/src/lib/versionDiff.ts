@@ -1,5 +1,6 @@
 // What changed between two versions of a check, field by field, in the form's own words.
 import type { CheckVersion } from '@/api/types'
+import { translate } from '@/i18n'
 
 export interface DiffRow {
   field: string
@@ -49,7 +50,7 @@ export function diffVersions(a: CheckVersion, b: CheckVersion, labels: DiffLabel
     changed: JSON.stringify(before ?? null) !== JSON.stringify(after ?? null),
   })
   return [
-    row('name', 'Name', a.name, b.name),
+    row('name', translate('checks.versions.name'), a.name, b.name),
     ...fields.map((f) => row(f, labels.titles?.[f] ?? f, a.params[f], b.params[f])),
   ]
 }

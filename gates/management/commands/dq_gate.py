@@ -4,6 +4,7 @@ batch of that table's partition?
 
 Exit codes: 0 may consume (published), 1 held (quarantined or awaiting approval), 2 anything else
 (still validating after --timeout, unknown, no batch, bad input). One line on stdout or stderr.
+`clients/dq_client.py gate` answers the same over HTTP (README "Workflows: run and wait, exit codes").
 """
 
 from __future__ import annotations

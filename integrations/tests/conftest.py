@@ -101,8 +101,9 @@ def run_checks(api_as, cast, eager_celery):
     transaction commits, as a worker would take them (the tests are transactional: the run's
     watcher thread reads the run through a connection of its own)."""
 
-    def run(check_ids: list[int]) -> int:
-        response = api_as(cast.author).post("/api/v1/runs/", {"checks": check_ids, "engine": "pushdown"}, format="json")
+    def run(check_ids: list[int], **extra) -> int:
+        body = {"checks": check_ids, "engine": "pushdown", **extra}
+        response = api_as(cast.author).post("/api/v1/runs/", body, format="json")
         assert response.status_code == 202, response.json()
         return response.json()["id"]
 

@@ -99,6 +99,19 @@ def test_a_dagster_receiver_that_fails_twice_is_retried_and_gets_exactly_one_rep
     assert "HTTP 500" in retried.attempts[0]["error"]
 
 
+def test_a_backfill_is_told_to_openlineage_but_not_reported_as_the_asset_checks_state(
+    two_checks, make_integration, receiver, run_checks
+):
+    make_integration("dagster")
+    make_integration("openlineage")
+
+    run_id = run_checks(list(two_checks.values()), trigger="backfill", biz_date="2026-01-31")
+
+    (request,) = receiver.requests
+    assert request["json"]["eventType"] == "COMPLETE" and "report_asset_check" not in request["path"]
+    assert list(Delivery.objects.filter(run_id=run_id).values_list("kind", flat=True)) == ["openlineage"]
+
+
 def test_an_integration_of_another_datasource_gets_no_report(
     two_checks, make_integration, make_datasource, receiver, run_checks
 ):

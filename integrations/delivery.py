@@ -15,7 +15,9 @@ from django.utils.translation import gettext as _
 from datasources.crypto import SecretDecryptionError
 from executions.models import Result, Run
 from watching.channels import TransportError
-from watching.delivery import FAILED, RETRY, SENT, SKIPPED, backoff_seconds  # noqa: F401 — one backoff for all
+
+# The alerts' outcomes and backoff, so that alerts and reports retry alike (tasks.py uses backoff_seconds).
+from watching.delivery import FAILED, RETRY, SENT, SKIPPED, backoff_seconds  # noqa: F401
 
 from . import dagster, openlineage
 from .models import Delivery, Integration

@@ -129,6 +129,7 @@ INSTALLED_APPS = [
     "accounts",
     "health",
     "imports",
+    "integrations",
 ]
 
 MIDDLEWARE = [
@@ -296,6 +297,11 @@ SPECTACULAR_SETTINGS = {
         "ProfileStatusEnum": "profiling.models.Profile.Status",
         "AlertChannelLanguageEnum": "watching.models.AlertChannel.Language",
         "LanguageEnum": "accounts.models.Preference.Language",
+        "KindEnum": "watching.models.AlertChannel.Kind",
+        "EventEnum": "watching.models.Notification.Event",
+        "NotificationStatusEnum": "watching.models.Notification.Status",
+        "IntegrationKindEnum": "integrations.models.Integration.Kind",
+        "IntegrationEventEnum": "integrations.models.Delivery.Event",
     },
 }
 

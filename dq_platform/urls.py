@@ -17,6 +17,7 @@ api_v1 = [
     path("", include("profiling.suggestion_urls")),
     path("", include("health.urls")),
     path("", include("imports.urls")),
+    path("", include("integrations.urls")),
 ]
 
 urlpatterns = [

@@ -66,7 +66,7 @@ PASSES = {
             "--include-method",
             "PATCH",
             "--exclude-path-regex",
-            "^/api/v1/(datasources|alert-channels|comparison-types)/",
+            "^/api/v1/(datasources|alert-channels|integrations|comparison-types)/",
         ],
         300,
     ),

@@ -232,6 +232,17 @@ MATRIX = [
     (MOVED, "GET /notifications/ lists notification", Y, N, Y),  # it tells of run_a
     (MOVED_DELETED, "GET /notifications/{notification}/", 200, 404, 200),
     (CREATED, "GET /checks/{check}/mute/", 200, 404, 200),
+    # --- integrations: an admin's, limited to A; its reports are read with the run -------------
+    (CREATED, "GET /integrations/ lists integration", Y, N, Y),
+    (CREATED, "GET /integrations/{integration}/", 200, 404, 200),
+    (CREATED, "POST /integrations/ +new_integration", 403, 403, 201),
+    (CREATED, "PATCH /integrations/{integration}/ +rename", 403, 403, 200),
+    (CREATED, "DELETE /integrations/{integration}/", 403, 403, 204),
+    (CREATED, "POST /integrations/{integration}/test/", 403, 403, 200),
+    (CREATED, "GET /integration-deliveries/ lists delivery", Y, N, Y),
+    (CREATED, "GET /integration-deliveries/{delivery}/", 200, 404, 200),
+    (MOVED, "GET /integration-deliveries/ lists delivery", Y, N, Y),  # it tells of run_a
+    (DELETED, "GET /integrations/{integration}/", 200, 404, 200),
     # --- anomaly detection's feedback: read with the result; given by those who handle incidents --
     (CREATED, "GET /checks/{check}/false-alarms/", 200, 404, 200),
     (CREATED, "GET /results/{result_a}/feedback/", 200, 404, 200),
@@ -347,6 +358,7 @@ BODIES = {
     # .invalid never resolves: the target passes the inside-address check and nothing is sent.
     "new_channel": lambda w: {"name": "another channel", "kind": "webhook", "target": "http://hooks.invalid:9/hook"},
     "rename": lambda w: {"name": "renamed channel"},
+    "new_integration": lambda w: {"name": "another integration", "kind": "dagster", "url": "https://dagster.invalid/"},
     "note": lambda w: {"note": "known; the loader is fixed"},
     "empty_note": lambda w: {"note": ""},
     "assign_member": lambda w: {"assignee": "author", "severity": "high"},
@@ -417,6 +429,7 @@ def world(cast, api_as, parquet_dir, make_datasource, tmp_path, settings) -> Wor
     world.run_check("a")
     world.ids["preview"] = PreviewJob.objects.create(owner=users["member"]).pk
     _watch(world)
+    _integrate(world)
     _gate(world)
     _profile(world)
     return world
@@ -515,6 +528,25 @@ def _watch(world: World) -> None:
     )
     notification.incidents.add(incident)
     world.ids["notification"] = notification.pk
+
+
+def _integrate(world: World) -> None:
+    """An admin's Dagster integration limited to A and its report of run_a (made directly: the
+    reporting itself is tested in integrations/tests)."""
+    from integrations.models import Delivery, Integration
+
+    integration = Integration.objects.create(name="dagster", kind="dagster", url="http://127.0.0.1:9/prod")
+    integration.datasources.set([world.ids["A"]])  # nothing listens (and loopback is refused): ok=false
+    world.ids["integration"] = integration.pk
+    world.ids["delivery"] = Delivery.objects.create(
+        integration=integration,
+        integration_name=integration.name,
+        kind="dagster",
+        event="result",
+        run_id=world.ids["run_a"],
+        result_id=world.ids["result_a"],
+        status="sent",
+    ).pk
 
 
 def _move(world: World) -> None:

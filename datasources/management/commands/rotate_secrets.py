@@ -7,7 +7,7 @@ from datasources.models import Datasource
 
 
 class Command(BaseCommand):
-    help = "Re-encrypt every stored secret (datasource passwords, alert channel targets) under the first key of DQ_FERNET_KEYS."
+    help = "Re-encrypt every stored secret (datasource passwords, alert channel targets, integration tokens) under the first key of DQ_FERNET_KEYS."
 
     def handle(self, *args, **options):
         rotated = 0
@@ -27,5 +27,14 @@ class Command(BaseCommand):
                 except crypto.SecretDecryptionError as exc:
                     raise CommandError(f"Alert channel {channel.name!r}: {exc}") from None
                 channel.save(update_fields=["target_ciphertext"])
+                rotated += 1
+            for integration in (
+                apps.get_model("integrations", "Integration").objects.exclude(secret_ciphertext="").select_for_update()
+            ):
+                try:
+                    integration.secret_ciphertext = crypto.rotate(integration.secret_ciphertext)
+                except crypto.SecretDecryptionError as exc:
+                    raise CommandError(f"Integration {integration.name!r}: {exc}") from None
+                integration.save(update_fields=["secret_ciphertext"])
                 rotated += 1
         self.stdout.write(f"Re-encrypted {rotated} secret(s) under the first key.")

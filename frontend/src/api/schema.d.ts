@@ -991,6 +991,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integration-deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every report sent or tried, newest first, with each attempt; seen by whoever may read both
+         *     the run and the integration (test reports: administrators).
+         */
+        get: operations["v1_integration_deliveries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integration-deliveries/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every report sent or tried, newest first, with each attempt; seen by whoever may read both
+         *     the run and the integration (test reports: administrators).
+         */
+        get: operations["v1_integration_deliveries_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Dagster and OpenLineage integrations. The token or API key is write-only: responses carry
+         *     `has_secret` only.
+         */
+        get: operations["v1_integrations_list"];
+        put?: never;
+        /**
+         * @description Dagster and OpenLineage integrations. The token or API key is write-only: responses carry
+         *     `has_secret` only.
+         */
+        post: operations["v1_integrations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Dagster and OpenLineage integrations. The token or API key is write-only: responses carry
+         *     `has_secret` only.
+         */
+        get: operations["v1_integrations_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * @description Dagster and OpenLineage integrations. The token or API key is write-only: responses carry
+         *     `has_secret` only.
+         */
+        delete: operations["v1_integrations_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * @description Dagster and OpenLineage integrations. The token or API key is write-only: responses carry
+         *     `has_secret` only.
+         */
+        patch: operations["v1_integrations_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Send a test report now; `{"ok", "message"}` says what happened (recorded as a delivery). */
+        post: operations["v1_integrations_test_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/": {
         parameters: {
             query?: never;
@@ -2250,6 +2359,34 @@ export interface components {
             /** @description Names of groups whose members have the owners' rights. */
             owner_groups?: string[];
         };
+        /**
+         * @description A report sent or tried: to which integration, for which run and result, its body, and how
+         *     each attempt went (errors carry no secret).
+         */
+        Delivery: {
+            readonly id: number;
+            readonly integration: number | null;
+            readonly integration_name: string;
+            readonly kind: components["schemas"]["IntegrationKindEnum"];
+            readonly event: components["schemas"]["IntegrationEventEnum"];
+            readonly run: number | null;
+            readonly result: number | null;
+            /** @description Appended to the integration's URL. */
+            readonly path: string;
+            /** @description The JSON body sent. */
+            readonly payload: unknown;
+            readonly status: components["schemas"]["NotificationStatusEnum"];
+            /** @description Attempts made so far. */
+            readonly attempt: number;
+            /** @description [{"number", "at", "ok", "error"}], oldest first. */
+            readonly attempts: unknown;
+            /** @description The latest attempt's error (secrets removed). */
+            readonly error: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly sent_at: string | null;
+        };
         DeliveryAttempt: {
             /** Format: int64 */
             number: number;
@@ -2700,6 +2837,70 @@ export interface components {
             default: unknown;
         };
         /**
+         * @description `{"name", "kind", "url", "secret"?, "asset_keys"?, "namespace"?, "datasources"?, "enabled"?}`.
+         *
+         *     `secret` (a Dagster+ API token, or an OpenLineage API key sent as a Bearer token) is
+         *     write-only: omit it to keep the stored one, send "" to remove it; responses carry
+         *     `has_secret`. Empty `datasources` means every check's results.
+         */
+        Integration: {
+            readonly id: number;
+            name: string;
+            kind: components["schemas"]["IntegrationKindEnum"];
+            url: string;
+            readonly has_secret: boolean;
+            /** @description Dagster only: check id → asset key (parts joined with /). */
+            asset_keys: {
+                [key: string]: string;
+            };
+            namespace: string;
+            datasources: number[];
+            enabled: boolean;
+            /** @description What the caller may do with it: change, delete and test (administrators). */
+            readonly permissions: string[];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /**
+         * @description * `result` - A result
+         *     * `run` - A run
+         *     * `test` - Test
+         * @enum {string}
+         */
+        IntegrationEventEnum: "result" | "run" | "test";
+        /**
+         * @description * `dagster` - Dagster (asset checks)
+         *     * `openlineage` - OpenLineage (run events)
+         * @enum {string}
+         */
+        IntegrationKindEnum: "dagster" | "openlineage";
+        /**
+         * @description `{"name", "kind", "url", "secret"?, "asset_keys"?, "namespace"?, "datasources"?, "enabled"?}`.
+         *
+         *     `secret` (a Dagster+ API token, or an OpenLineage API key sent as a Bearer token) is
+         *     write-only: omit it to keep the stored one, send "" to remove it; responses carry
+         *     `has_secret`. Empty `datasources` means every check's results.
+         */
+        IntegrationRequest: {
+            name: string;
+            kind: components["schemas"]["IntegrationKindEnum"];
+            url: string;
+            secret?: string;
+            /** @description Dagster only: check id → asset key (parts joined with /). */
+            asset_keys?: {
+                [key: string]: string;
+            };
+            namespace?: string;
+            datasources?: number[];
+            enabled?: boolean;
+        };
+        IntegrationTest: {
+            ok: boolean;
+            message: string;
+        };
+        /**
          * @description * `email` - E-mail
          *     * `webhook` - Webhook (JSON POST)
          *     * `slack` - Slack
@@ -2988,6 +3189,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Datasource"][];
         };
+        PaginatedDeliveryList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Delivery"][];
+        };
         PaginatedIncidentList: {
             /** @example 123 */
             count: number;
@@ -3002,6 +3218,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Incident"][];
+        };
+        PaginatedIntegrationList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Integration"][];
         };
         PaginatedLatestResultList: {
             /** @example 123 */
@@ -3255,6 +3486,26 @@ export interface components {
             severity?: components["schemas"]["SeverityEnum"];
             /** @default  */
             note: string;
+        };
+        /**
+         * @description `{"name", "kind", "url", "secret"?, "asset_keys"?, "namespace"?, "datasources"?, "enabled"?}`.
+         *
+         *     `secret` (a Dagster+ API token, or an OpenLineage API key sent as a Bearer token) is
+         *     write-only: omit it to keep the stored one, send "" to remove it; responses carry
+         *     `has_secret`. Empty `datasources` means every check's results.
+         */
+        PatchedIntegrationRequest: {
+            name?: string;
+            kind?: components["schemas"]["IntegrationKindEnum"];
+            url?: string;
+            secret?: string;
+            /** @description Dagster only: check id → asset key (parts joined with /). */
+            asset_keys?: {
+                [key: string]: string;
+            };
+            namespace?: string;
+            datasources?: number[];
+            enabled?: boolean;
         };
         PatchedMonitorChangeRequest: {
             enabled?: boolean;
@@ -8101,6 +8352,515 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IncidentDetail"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than DQ_MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integration_deliveries_list: {
+        parameters: {
+            query?: {
+                integration?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                run?: number;
+                /** @description queued, sending, retrying, sent, failed */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeliveryList"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integration_deliveries_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this delivery. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integrations_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description Part of the name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedIntegrationList"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integrations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IntegrationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["IntegrationRequest"];
+                "multipart/form-data": components["schemas"]["IntegrationRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than DQ_MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integrations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this integration. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integrations_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this integration. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integrations_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this integration. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedIntegrationRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedIntegrationRequest"];
+                "multipart/form-data": components["schemas"]["PatchedIntegrationRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description The request is not valid; `fields` names what to fix. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in (a missing, wrong or expired token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, not one you may see, or a page past the end of a list. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than DQ_MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    v1_integrations_test_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this integration. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrationTest"];
                 };
             };
             /** @description The request is not valid; `fields` names what to fix. */

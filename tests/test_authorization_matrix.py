@@ -64,6 +64,8 @@ MATRIX = [
     # scenario, request,                                         member, outsider, admin
     # --- sign-in: each revokes only their own token (accounts/tests/test_tokens.py) ----------------
     (CREATED, "POST /auth/token/revoke/", 204, 204, 204),
+    # --- each reads only their own name and language (accounts/tests/test_language.py) ---------
+    (CREATED, "GET /me/", 200, 200, 200),
     # --- datasources -------------------------------------------------------------------------
     (CREATED, "GET /datasources/ lists A", Y, N, Y),
     (CREATED, "GET /datasources/{A}/", 200, 404, 200),

@@ -66,6 +66,8 @@ MATRIX = [
     (CREATED, "POST /auth/token/revoke/", 204, 204, 204),
     # --- each reads only their own name and language (accounts/tests/test_language.py) ---------
     (CREATED, "GET /me/", 200, 200, 200),
+    # --- a DolphinScheduler import maps only to datasources its user sees (imports/tests) -------
+    (CREATED, "POST /imports/dolphinscheduler/ +ds_import_on_A", 200, 400, 200),
     # --- datasources -------------------------------------------------------------------------
     (CREATED, "GET /datasources/ lists A", Y, N, Y),
     (CREATED, "GET /datasources/{A}/", 200, 404, 200),
@@ -379,6 +381,7 @@ BODIES = {
         "src_table": "orders",
     },
     "profile_A": lambda w: {"datasource": w.ids["A"], "table": "orders"},
+    "ds_import_on_A": lambda w: {"export": _ds_export(), "datasource_map": {"1": w.ids["A"]}, "dry_run": True},
     "accept_suggestion": lambda w: {"datasource": w.ids["A"], "table": "orders", "fingerprint": w.ids["suggested"]},
     "reject_suggestion": lambda w: {"datasource": w.ids["A"], "table": "orders", "fingerprint": w.ids["suggested"]},
     "profile_B": lambda w: {"datasource": w.ids["B"], "table": "orders"},
@@ -388,6 +391,29 @@ BODIES = {
         "src_table": "orders",
     },
 }
+
+
+def _ds_export() -> list[dict]:
+    """A DolphinScheduler workflow export holding one null check on its datasource 1."""
+    params = {
+        "src_connector_type": 0,
+        "src_datasource_id": 1,
+        "src_table": "orders",
+        "src_field": "status",
+        "check_type": "0",
+        "operator": "4",
+        "threshold": "0",
+        "failure_strategy": "0",
+        "comparison_type": 1,
+        "comparison_name": "0",
+    }
+    task = {
+        "code": 1,
+        "name": "status present",
+        "taskType": "DATA_QUALITY",
+        "taskParams": {"ruleId": 1, "ruleInputParameter": params, "localParams": []},
+    }
+    return [{"processDefinition": {"code": 9, "name": "orders"}, "taskDefinitionList": [task], "schedule": None}]
 
 
 @dataclass

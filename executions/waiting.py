@@ -23,7 +23,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import ValidationError
 
+from .evaluation import verdict_in_words
 from .models import Result, Run
+from .stored_words import reworded
 
 MARKER = "DQ_VERDICT="
 POLL_SECONDS = 0.5
@@ -161,7 +163,8 @@ def _results(run: Run) -> list[dict[str, Any]]:
             "blocks": r.blocks,
             "statistic": r.statistics_value,
             "expected": r.comparison_value,
-            "message": _unmarked(r.message or r.verdict),
+            # Worded for the reader (the stored text is the English record).
+            "message": _unmarked(reworded(r.message) if r.message else verdict_in_words(r)),
         }
         for r in rows
     ]
@@ -173,7 +176,7 @@ def _unmarked(text: str) -> str:
 
 
 def _message(run: Run, verdict: Verdict, results: list[dict], waited: int) -> str:
-    numbers = {"id": run.pk, "status": run.status, "seconds": waited}
+    numbers = {"id": run.pk, "status": run.get_status_display(), "seconds": waited}
     if verdict is TIMEOUT:
         return _("Run %(id)s is still %(status)s after %(seconds)s seconds; it goes on. Ask `poll` again.") % numbers
     if verdict is ERROR:

@@ -133,3 +133,19 @@ def test_the_formula_preview_speaks_the_readers_language(cast, api_as):
     assert client.get("/api/v1/formula/", query).json()["formula"] == "Pass when expected − actual ≥ 10"
     missing = client.get("/api/v1/formula/", {"operator": "ge"}, **CHINESE)
     assert missing.status_code == 400 and missing.json()["fields"]["threshold"] == ["该字段是必填项。"]
+
+
+def test_a_workflow_waiting_on_a_run_reads_its_verdicts_in_the_language_it_asked_for(cast, api_as, make_check):
+    """The run-and-wait answer a DolphinScheduler HTTP task logs: the marker stays, the words follow
+    the request (DolphinScheduler's own `language` header here)."""
+    failing = make_check("emails present")
+    client = api_as(cast.author)
+    run_id = _finish(client, [failing], {failing: {"status": "ok", "statistic": 3}})
+
+    chinese = client.get(f"/api/v1/runs/{run_id}/verdict/?wait=0", HTTP_LANGUAGE="zh_CN")
+    english = client.get(f"/api/v1/runs/{run_id}/verdict/?wait=0")
+    assert chinese.status_code == english.status_code == 200  # an `alert` failure blocks nothing
+    assert chinese.json()["marker"] == english.json()["marker"] == "DQ_VERDICT=PASSED"
+    assert chinese.json()["results"][0]["message"] == "当 实际值 − 期望值 ≤ 0 时通过：3 − 0 = 3 > 0 → 失败"
+    assert english.json()["results"][0]["message"] == "Pass when actual − expected ≤ 0: 3 − 0 = 3 > 0 → fail"
+    assert chinese.json()["message"] == f"运行 {run_id} 已结束（失败），没有阻断（仅告警：emails present）。"

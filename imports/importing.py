@@ -87,11 +87,11 @@ class ExportAnswer:
         if self.dry_run:
             return (
                 _(
-                    "Dry run: %(imported)s checks would be imported, %(skipped)s tasks skipped, %(other)s other tasks ignored."
+                    "Dry run: checks that would be imported: %(imported)s, tasks skipped: %(skipped)s, other tasks ignored: %(other)s."
                 )
                 % counts
             )
-        return _("%(imported)s checks imported, %(skipped)s tasks skipped, %(other)s other tasks ignored.") % counts
+        return _("Checks imported: %(imported)s, tasks skipped: %(skipped)s, other tasks ignored: %(other)s.") % counts
 
 
 def semantics_words(ds_version: str) -> str:

@@ -281,7 +281,7 @@ def test_a_dry_run_creates_nothing_and_shows_what_would_happen(cast, api_as, sho
     assert partial.json()["applicable"] is True and whole.json()["applicable"] is False
     assert len(partial.json()["imported"]) == 11 and len(partial.json()["skipped"]) == 5
     assert all(item["check_id"] is None for item in partial.json()["imported"])
-    assert partial.json()["summary"].startswith("Dry run: 11 checks would be imported")
+    assert partial.json()["summary"].startswith("Dry run: checks that would be imported: 11,")
     assert Check.objects.count() == 0 and Schedule.objects.count() == 0
 
 

@@ -56,7 +56,7 @@ def test_the_command_imports_with_a_mapping_by_name_and_id_and_exits_0(cast, sho
     assert "skipped: [3002] unmapped source (legacy_checks): src_datasource_id: DolphinScheduler datasource 9" in out
     assert "ignored: 3 other tasks (SHELL 2, SQL 1)." in out
     assert "schedule of daily_orders_dq: 0 0 2 * * ? * → 0 2 * * * Asia/Shanghai: created" in out
-    assert out.rstrip().endswith("11 checks imported, 5 tasks skipped, 3 other tasks ignored.")
+    assert out.rstrip().endswith("Checks imported: 11, tasks skipped: 5, other tasks ignored: 3.")
 
 
 def test_a_refused_import_exits_non_zero_with_the_reason_and_creates_nothing(cast, shop):
@@ -78,7 +78,9 @@ def test_a_dry_run_exits_0_and_creates_nothing(cast, shop, tmp_path):
     code, out, _err = _run(str(path), "--map", "1=warehouse", "--map", "2=mirror", "--dry-run", "--user", "author")
 
     assert code == 0 and "would import: [2006] orders have rows" in out
-    assert out.rstrip().endswith("Dry run: 10 checks would be imported, 0 tasks skipped, 2 other tasks ignored.")
+    assert out.rstrip().endswith(
+        "Dry run: checks that would be imported: 10, tasks skipped: 0, other tasks ignored: 2."
+    )
     assert Check.objects.count() == 0
 
 

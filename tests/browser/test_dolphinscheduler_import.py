@@ -53,7 +53,7 @@ def test_a_dolphinscheduler_export_is_imported_in_the_browser_and_its_checks_run
 
     page.get_by_test_id("preview-import").click()
     expect(page.get_by_test_id("import-summary")).to_contain_text(
-        "Dry run: 11 checks would be imported, 5 tasks skipped, 3 other tasks ignored."
+        "Dry run: checks that would be imported: 11, tasks skipped: 5, other tasks ignored: 3."
     )
     skipped = page.get_by_test_id("skipped-table")
     expect(skipped).to_contain_text("Table 'ds_import.orders_2019' does not exist in datasource 'warehouse'.")
@@ -64,7 +64,7 @@ def test_a_dolphinscheduler_export_is_imported_in_the_browser_and_its_checks_run
 
     page.get_by_test_id("run-import").click()
     expect(page.get_by_test_id("import-summary")).to_contain_text(
-        "11 checks imported, 5 tasks skipped, 3 other tasks ignored."
+        "Checks imported: 11, tasks skipped: 5, other tasks ignored: 3."
     )
     links = page.get_by_test_id("imported-check-link")
     expect(links).to_have_count(11)

@@ -13,6 +13,7 @@ from dq_engine.selection import AUTO
 from dq_engine.selection import CHOICES as ENGINE_CHOICES
 from dq_platform import api_times
 from dq_platform.api_shapes import ParamsField, StringMapField, json_field
+from rules.catalog_text import catalog_text
 from rules.models import Check
 
 from .evaluation import formula_in_words, result_band, result_fail_band, result_verdict, verdict_in_words
@@ -30,6 +31,17 @@ class StoredMessageField(serializers.CharField):
 
     def to_representation(self, value) -> str:
         return reworded(super().to_representation(value))
+
+
+class CatalogTextField(serializers.CharField):
+    """A built-in template's name, in the reader's language (rules/catalog_text.py)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value) -> str:
+        return catalog_text(super().to_representation(value))
 
 
 class RunRequestSerializer(serializers.Serializer):
@@ -133,7 +145,7 @@ def shown_result(v: dict, moment: Callable[[datetime | None], str | None]) -> di
         "check_name": v["check_name"],
         "check_version": v["version_number"],
         "template": v["template_key"],
-        "template_name": v["template_name"],
+        "template_name": catalog_text(v["template_name"]),
         "batch": v["batch"],
         "partition_key": v["partition_key"],
         "status": v["status"],
@@ -195,7 +207,7 @@ def _values_of(result: Result) -> dict:
         check_name=version.name,
         version_number=version.number,
         template_key=version.template_key,
-        template_name=result.rule_check.template.name,
+        template_name=catalog_text(result.rule_check.template.name),
         run_status=run.status,
         batch_definitions=run.batches.get("definitions"),
     )
@@ -290,7 +302,7 @@ class ResultSerializer(serializers.ModelSerializer):
     check_name = serializers.CharField(source="check_version.name", read_only=True)
     check_version = serializers.IntegerField(source="check_version.number", read_only=True)
     template = serializers.CharField(source="check_version.template_key", read_only=True)
-    template_name = serializers.CharField(source="rule_check.template.name", read_only=True)
+    template_name = CatalogTextField(source="rule_check.template.name")
     formula = serializers.SerializerMethodField(help_text='The rule in words: "Pass when actual − expected ≤ 0"')
     verdict = serializers.SerializerMethodField(
         help_text='The rule applied to the numbers: "Pass when actual − expected ≤ 0: 2 − 0 = 2 > 0 → fail"; '

@@ -149,3 +149,15 @@ def test_a_workflow_waiting_on_a_run_reads_its_verdicts_in_the_language_it_asked
     assert chinese.json()["results"][0]["message"] == "当 实际值 − 期望值 ≤ 0 时通过：3 − 0 = 3 > 0 → 失败"
     assert english.json()["results"][0]["message"] == "Pass when actual − expected ≤ 0: 3 − 0 = 3 > 0 → fail"
     assert chinese.json()["message"] == f"运行 {run_id} 已结束（失败），没有阻断（仅告警：emails present）。"
+
+
+def test_a_result_names_its_built_in_rule_in_the_readers_language(cast, api_as, make_check):
+    check = make_check("emails present")
+    client = api_as(cast.author)
+    run_id = _finish(client, [check], {check: {"status": "ok", "statistic": 0}})
+
+    chinese = client.get(f"/api/v1/runs/{run_id}/", **CHINESE).json()["results"][0]
+    english = client.get(f"/api/v1/runs/{run_id}/").json()["results"][0]
+    assert (chinese["template_name"], english["template_name"]) == ("空值检测", "Null check")
+    listed = client.get("/api/v1/results/", {"run": run_id}, **CHINESE).json()["results"][0]
+    assert listed["template_name"] == "空值检测"

@@ -17,7 +17,9 @@ from datasources.models import Datasource
 from dq_platform.ids import as_id
 from dq_platform.schema import ErrorSerializer
 from dq_platform.search import search_text
+from executions.evaluation import verdict_in_words
 from executions.models import Result
+from executions.stored_words import reworded
 from rules.models import Check
 
 from . import gate, lifecycle, registering
@@ -266,7 +268,7 @@ def table_view(request):
                     "id": latest.pk,
                     "run": latest.run_id,
                     "status": latest.status,
-                    "verdict": latest.verdict or latest.message,
+                    "verdict": reworded(latest.message) if latest.message else verdict_in_words(latest),
                     "biz_date": latest.run.biz_date,
                     "created_at": latest.created_at,
                 },
@@ -275,5 +277,11 @@ def table_view(request):
     body = {"datasource": datasource.pk, "datasource_name": datasource.name, "table": table}
     may_change = Datasource.objects.owned_by(request.user).filter(pk=datasource.pk).exists()
     return Response(
-        {**body, "fail_mode": fail_mode, "fail_mode_source": source, "may_change": may_change, "checks": checks}
+        {
+            **body,
+            "fail_mode": fail_mode,
+            "fail_mode_source": reworded(source),  # stored words (gates/policy.py), in the reader's language
+            "may_change": may_change,
+            "checks": checks,
+        }
     )

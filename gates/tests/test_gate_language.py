@@ -97,3 +97,19 @@ def test_asking_for_a_batch_never_registered_is_answered_in_the_askers_language(
         "batch": None,
         "reason": "shop.dq_gates.orders dt=2026-11-29 没有登记任何批次。",
     }
+
+
+def test_the_table_page_names_its_policy_and_each_checks_verdict_in_the_readers_language(cast, api_as, shop):
+    client = api_as(cast.author)
+    create_check(client, "emails present", "null_check", src_datasource_id=shop.pk, src_table=ORDERS,
+                 failure_strategy="block", **NULL_CHECK)  # fmt: skip
+    register(client, shop, ORDERS, partition={"dt": "2026-11-29"}, biz_date="2026-11-29")
+    _engine_answers({"emails present": 1})
+
+    query = {"datasource": shop.pk, "table": ORDERS}
+    chinese = client.get("/api/v1/gated-table/", query, **CHINESE).json()
+    english = client.get("/api/v1/gated-table/", query).json()
+    assert (chinese["fail_mode_source"], english["fail_mode_source"]) == ("默认策略", "the default policy")
+    (zh_check,), (en_check,) = chinese["checks"], english["checks"]
+    assert zh_check["last_result"]["verdict"] == "当 实际值 − 期望值 ≤ 0 时通过：1 − 0 = 1 > 0 → 失败"
+    assert en_check["last_result"]["verdict"] == "Pass when actual − expected ≤ 0: 1 − 0 = 1 > 0 → fail"

@@ -126,6 +126,7 @@ def every_page(cast, api_as, make_check, lake, webhook_server, eager_celery):
         "batches": "/batches",
         "batch": f"/batches/{batch.pk}",
         "table": f"/tables/{lake.pk}/orders",
+        "import-dolphinscheduler": "/imports/dolphinscheduler",
         "not-found": "/no-such-page",
     }
 

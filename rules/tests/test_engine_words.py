@@ -88,3 +88,31 @@ def test_a_contract_yaml_listing_a_column_twice_is_refused_in_chinese(cast, api_
     assert body["fields"]["params"]["contract_yaml"] == [
         "第 3 行：columns[1].type：未知类型 `intger`；您是否想写 `integer`？"
     ]
+
+
+def test_a_value_range_whose_maximum_is_below_its_minimum_is_refused_in_chinese(cast, api_as, valid_params):
+    params = {**valid_params["value_range_check"], "min_value": 10, "max_value": 1}
+    chinese = _save(api_as(cast.author), "value_range_check", params, **CHINESE)
+    english = _save(api_as(cast.author), "value_range_check", params)
+
+    assert chinese.json()["fields"]["params"]["max_value"] == ["最大值不能小于最小值。"]
+    assert english.json()["fields"]["params"]["max_value"] == ["The maximum must not be below the minimum."]
+
+
+def test_anomaly_knobs_whose_fail_band_is_narrower_than_the_warn_band_are_refused_in_chinese(
+    cast, api_as, valid_params
+):
+    params = {
+        **valid_params["table_count_check"],
+        "comparison_type": "anomaly",
+        "operator": "le",
+        "threshold": 0,
+        "anomaly_k_warn": 4,
+        "anomaly_k_fail": 3,
+    }
+    chinese = _save(api_as(cast.author), "table_count_check", params, **CHINESE)
+    english = _save(api_as(cast.author), "table_count_check", params)
+
+    assert chinese.status_code == english.status_code == 400
+    assert chinese.json()["fields"]["params"]["anomaly_k_fail"] == ["不小于告警区间的 k，不超过 100。"]
+    assert english.json()["fields"]["params"]["anomaly_k_fail"] == ["At least the warn band's k, at most 100."]

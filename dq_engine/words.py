@@ -33,6 +33,8 @@ MODULES = (
     "dq_engine.vocabulary.predicates",
     "dq_engine.vocabulary.metrics",
     "dq_engine.query_checks",
+    "dq_engine.identifiers",
+    "dq_engine.duckdb.sql",
 )
 
 

@@ -137,10 +137,10 @@ _PLACEHOLDER_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FILTER = noun(gettext_noop("filter"))
 QUERY = noun(gettext_noop("query"))
 COMPARISON_QUERY = noun(gettext_noop("comparison query"))
-OR = fragment(gettext_noop("%(names)s or %(last)s"))
-AND = fragment(gettext_noop("%(names)s and %(last)s"))
-FILTER_MUST = gettext_noop("The filter must be a single boolean expression")
-QUERY_ONE_COLUMN = gettext_noop("The query must return exactly one numeric column")
+OR = fragment(gettext_noop("%(names)s or %(last)s"), "tables", "allowed")
+AND = fragment(gettext_noop("%(names)s and %(last)s"), "allowed")
+FILTER_MUST = fragment(gettext_noop("The filter must be a single boolean expression"), "must")
+QUERY_ONE_COLUMN = fragment(gettext_noop("The query must return exactly one numeric column"), "need")
 FILTER_NO_PLACEHOLDERS = gettext_noop(
     "The filter cannot contain '${': Spark would replace ${...} with a configuration value. "
     "Filters name columns directly, not placeholders."
@@ -160,10 +160,12 @@ FILTER_NO_AGGREGATE = gettext_noop(
 FILTER_NOT_CONDITION = gettext_noop(
     "The filter must be a condition that is true or false for each row (for example amount > 0); found %(found)s."
 )
-THE_TEXT = fragment(gettext_noop("the text %(text)s"))
-THE_NUMBER = fragment(gettext_noop("the number %(number)s"))
-COLUMN_ALONE = gettext_noop("the column %(name)s alone (for a true/false column write %(name)s = true)")
-NOT_A_CONDITION = fragment(gettext_noop("%(sql)s, which is not a condition"))
+THE_TEXT = fragment(gettext_noop("the text %(text)s"), "found")
+THE_NUMBER = fragment(gettext_noop("the number %(number)s"), "found")
+COLUMN_ALONE = fragment(
+    gettext_noop("the column %(name)s alone (for a true/false column write %(name)s = true)"), "found"
+)
+NOT_A_CONDITION = fragment(gettext_noop("%(sql)s, which is not a condition"), "found")
 FILTER_SESSION_NAME = gettext_noop(
     "The filter uses %(name)s, which Spark may read as a session function rather than a column; "
     "it can only be checked against the table's columns."
@@ -214,18 +216,20 @@ TOO_LONG = gettext_noop("The %(what)s is too long (%(length)s characters; at mos
 ONLY_COMMENTS = gettext_noop("The %(what)s is empty (it holds only comments or semicolons).")
 SEVERAL_STATEMENTS = gettext_noop("%(must)s; found %(count)s statements.")
 NOT_READ = gettext_noop("The %(what)s could not be read: %(why)s")
-WRONG_ARGUMENTS = gettext_noop("a function is called with the wrong arguments (%(error)s).")
+WRONG_ARGUMENTS = fragment(gettext_noop("a function is called with the wrong arguments (%(error)s)."), "why")
 TOO_DEEP = gettext_noop("The %(what)s is nested too deeply to read.")
-UNEXPECTED = fragment(gettext_noop("unexpected %(text)s"))
-UNEXPECTED_TEXT = gettext_noop("unexpected text")
-INCOMPLETE = fragment(gettext_noop("incomplete %(kind)s expression"))
-AT_LINE = fragment(gettext_noop("%(description)s (line %(line)s, column %(column)s)."))
-NOT_CLOSED = gettext_noop("a %(what)s is not closed (it opens at line %(line)s, column %(column)s).")
-NOT_CLOSED_SOMETHING = gettext_noop("a quote, backtick or comment is not closed, or a literal is malformed.")
+UNEXPECTED = fragment(gettext_noop("unexpected %(text)s"), "description")
+UNEXPECTED_TEXT = fragment(gettext_noop("unexpected text"), "description")
+INCOMPLETE = fragment(gettext_noop("incomplete %(kind)s expression"), "description")
+AT_LINE = fragment(gettext_noop("%(description)s (line %(line)s, column %(column)s)."), "why")
+NOT_CLOSED = fragment(gettext_noop("a %(what)s is not closed (it opens at line %(line)s, column %(column)s)."), "why")
+NOT_CLOSED_SOMETHING = fragment(
+    gettext_noop("a quote, backtick or comment is not closed, or a literal is malformed."), "why"
+)
 MUST_FOUND = gettext_noop("%(must)s; found %(found)s.")
-SELECT_INTO_STATEMENT = gettext_noop("a SELECT ... INTO statement (it writes a table)")
-A_STATEMENT = fragment(gettext_noop("a %(kind)s statement"))
-AN_STATEMENT = fragment(gettext_noop("an %(kind)s statement"))
+SELECT_INTO_STATEMENT = fragment(gettext_noop("a SELECT ... INTO statement (it writes a table)"), "found")
+A_STATEMENT = fragment(gettext_noop("a %(kind)s statement"), "found")
+AN_STATEMENT = fragment(gettext_noop("an %(kind)s statement"), "found")
 SELECT_INTO = gettext_noop("The %(what)s must only read data; SELECT ... INTO writes a table.")
 READ_ONLY = gettext_noop("The %(what)s must only read data; found %(found)s.")
 NO_TRANSFORM = gettext_noop("The %(what)s cannot use TRANSFORM ... USING: it runs an external program.")

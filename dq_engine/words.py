@@ -10,7 +10,8 @@ language. dq_engine/tests/test_words.py checks that every `say(...)` call passes
 
 Values that are themselves fixed words (the "filter" or the "query" a message is about) are
 templates too, marked `noun(...)`, so the platform rewords them inside the sentence; and so are
-the parts a message is assembled from ("${a} or ${b}", marked `fragment(...)`).
+the parts a message is assembled from ("${a} or ${b}"), marked `fragment(..., "allowed")` with
+the placeholders they fill.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from __future__ import annotations
 import importlib
 
 _TEMPLATES: dict[str, None] = {}
-_NOUNS: set[str] = set()
-_FRAGMENTS: set[str] = set()
+_PLACES: dict[str, tuple[str, ...]] = {}
 
 # The modules that define templates; imported by `templates()` (a test checks the list is complete).
 MODULES = (
@@ -35,6 +35,8 @@ MODULES = (
     "dq_engine.query_checks",
     "dq_engine.identifiers",
     "dq_engine.duckdb.sql",
+    "dq_engine.selection",
+    "dq_engine.duckdb.capability",
 )
 
 
@@ -44,18 +46,17 @@ def gettext_noop(template: str) -> str:
     return template
 
 
+def fragment(template: str, *places: str) -> str:
+    """Mark a template as a part of a message ("${a} or ${b}"), filling only the placeholders named
+    `places` of other templates: the platform words it again only there, never a whole message or
+    another value (a column, a database's text) that happens to have its shape."""
+    _PLACES[template] = places
+    return template
+
+
 def noun(template: str) -> str:
-    """Mark a template as a noun ("filter") that fills a sentence's `%(what)s`: the platform words it
-    again only there, never a column or a value that happens to be spelled the same."""
-    _NOUNS.add(template)
-    return template
-
-
-def fragment(template: str) -> str:
-    """Mark a template as a part of a sentence ("${a} or ${b}"): the platform words it again only
-    as a value inside another message, never a whole message that happens to match it."""
-    _FRAGMENTS.add(template)
-    return template
+    """A fixed word ("filter") that fills a sentence's `%(what)s`."""
+    return fragment(template, "what")
 
 
 def say(template: str, **values: object) -> str:
@@ -70,13 +71,7 @@ def templates() -> list[str]:
     return list(_TEMPLATES)
 
 
-def nouns() -> set[str]:
-    """The templates that only fill a `%(what)s`."""
+def places() -> dict[str, tuple[str, ...]]:
+    """{fragment: the placeholders it may fill}."""
     templates()
-    return set(_NOUNS)
-
-
-def fragments() -> set[str]:
-    """The templates that are only parts of another message."""
-    templates()
-    return set(_FRAGMENTS)
+    return dict(_PLACES)

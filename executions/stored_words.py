@@ -46,12 +46,11 @@ MARKED_EXPECTED = gettext_noop("Marked expected (a false alarm) on result %(resu
 MINUTES = gettext_noop("%(count)s min")
 SECONDS = gettext_noop("%(count)s s")
 
-# The engine's own (dq_engine imports no Django: dq_engine/words.py lists them). Nouns ("filter")
-# fill only a `%(what)s`, fragments ("${a} or ${b}") only a value inside another message: never a
-# column, a person's words or a database's message that happens to be spelled the same.
+# The engine's own (dq_engine imports no Django: dq_engine/words.py lists them). A fragment ("filter",
+# "${a} or ${b}") is worded again only as the value of the placeholders it fills, never as a whole
+# message or another value (a column, a database's text) that happens to have its shape.
 ENGINE = tuple(engine_words.templates())
-_NOUNS = frozenset(engine_words.nouns())
-_FRAGMENTS = frozenset(engine_words.fragments())
+_PLACES = engine_words.places()
 # Placeholders that hold a number: "line %(line)s: …" must not take "line 1:5 mismatched input".
 _NUMBERS = {"line", "depth"}
 _DIGITS, _ANY = r"\d+", ".+?"
@@ -89,8 +88,6 @@ def _patterns() -> list[tuple[re.Pattern, str]]:
     found = []
     # The longest first: a template that is a prefix of another must not take its text.
     for template in sorted(TEMPLATES, key=len, reverse=True):
-        if template in _NOUNS:
-            continue
         parts = re.split(r"%\((\w+)\)s", template)
         pattern, seen = "", set()
         for i, part in enumerate(parts):
@@ -105,35 +102,29 @@ def _patterns() -> list[tuple[re.Pattern, str]]:
     return found
 
 
-def reworded(text: str, inner: bool = False) -> str:
+def reworded(text: str, place: str | None = None) -> str:
     """`text` in the active language when it was made from a known template; else unchanged. A
     message quoted inside another with its first letter lowered ("published although no check
-    produced a result") is recognised too. `inner`: a value inside another message."""
+    produced a result") is recognised too. `place`: the placeholder it fills in another message."""
     if not text:
         return text
-    found = _reworded(text, inner)
+    found = _reworded(text, place)
     if found is None and text[:1].islower():
-        found = _reworded(text[:1].upper() + text[1:], inner)
+        found = _reworded(text[:1].upper() + text[1:], place)
         if found is not None and found[:1].isascii():
             found = found[:1].lower() + found[1:]
     return text if found is None else found
 
 
-def _reworded(text: str, inner: bool) -> str | None:
+def _reworded(text: str, place: str | None) -> str | None:
     for pattern, template in _patterns():
-        if not inner and template in _FRAGMENTS:
+        if template in _PLACES and place not in _PLACES[template]:
             continue
         match = pattern.match(text)
         if match:
-            values = {name: _inner(_value(name, value), name, template) for name, value in match.groupdict().items()}
+            values = {name: _inner(reworded(value, name), name, template) for name, value in match.groupdict().items()}
             return _(template) % values if values else _(template)
     return None
-
-
-def _value(name: str, value: str) -> str:
-    if value in _NOUNS:
-        return _(value) if name == "what" else value
-    return reworded(value, inner=True)
 
 
 def _inner(value: str, name: str, template: str) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 
 from dq_engine.rowchecks.located import Located, YamlError, load
 from dq_engine.safe_yaml import AT_LINE
-from dq_engine.words import gettext_noop, noun, say
+from dq_engine.words import fragment, gettext_noop, noun, say
 
 # fn name → (short-form spelling or None, what its args are)
 OPERATORS = {
@@ -95,10 +95,10 @@ NOT_A_FLAG = gettext_noop("`%(key)s:` must be true or false; got %(value)s.")
 BAD_NAME = gettext_noop("`name:` must be a non-empty text of at most 200 characters without commas.")
 KEY_MISSING = gettext_noop("`%(key)s:` is missing; use one of %(names)s.")
 NOT_ONE_OF = gettext_noop("`%(key)s:` must be one of %(names)s; got %(value)s%(hint)s")
-DID_YOU_MEAN = gettext_noop("; did you mean `%(name)s`?")
-USE_ONE_OF = gettext_noop("; use one of %(names)s.")
-NESTED_IN_CHAIN = gettext_noop("; nested checks belong to a chain: add `type: chain`.")
-CHAIN_HOLDS_CHECKS = gettext_noop("; a chain holds `checks:`, each with its own fn and fields.")
+DID_YOU_MEAN = fragment(gettext_noop("; did you mean `%(name)s`?"), "hint")
+USE_ONE_OF = fragment(gettext_noop("; use one of %(names)s."), "hint")
+NESTED_IN_CHAIN = fragment(gettext_noop("; nested checks belong to a chain: add `type: chain`."), "hint")
+CHAIN_HOLDS_CHECKS = fragment(gettext_noop("; a chain holds `checks:`, each with its own fn and fields."), "hint")
 UNKNOWN_KEY = gettext_noop("unknown key `%(key)s` for a %(what)s%(hint)s")
 CHAIN_NEEDS_CHECKS = gettext_noop("A chain needs `checks:`, a non-empty list of checks.")
 CRITICAL_TOP_LEVEL = gettext_noop("`critical:` counts only on a top-level entry; set it on the chain.")

@@ -93,7 +93,17 @@ def test_the_registry_holds_exactly_the_templates_written_in_the_engine():
     defining = {module for module, tree in sources.items() if _constants(tree)}
     assert defining <= set(words.MODULES), "list these modules in dq_engine/words.py MODULES"
     assert set(words.templates()) == written
-    assert words.nouns() | words.fragments() <= written
+    assert set(words.places()) <= written
+
+
+def test_every_fragment_fills_a_placeholder_some_template_has():
+    """A fragment is worded again only as the value of the placeholders it names (executions/stored_words.py):
+    a misspelt place would leave it English forever."""
+    placeholders = {name for template in words.templates() for name in re.findall(r"%\((\w+)\)s", template)}
+    assert {(fragment, place) for fragment, places in words.places().items() for place in places} <= {
+        (fragment, place) for fragment, places in words.places().items() for place in places if place in placeholders
+    }
+    assert all(words.places().values())
 
 
 def test_templates_use_named_placeholders_only():

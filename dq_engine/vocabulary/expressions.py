@@ -20,7 +20,7 @@ from dq_engine.errors import CheckError
 from dq_engine.words import fragment, gettext_noop, say
 
 # The messages (dq_engine/words.py: the platform translates them).
-HOLDS = fragment(gettext_noop("Column %(name)s holds %(kind)s values"))
+HOLDS = fragment(gettext_noop("Column %(name)s holds %(kind)s values"), "column")
 TIME_PATTERN = gettext_noop("This engine cannot read times with the pattern %(pattern)s.")
 UNKNOWN_OPERATOR = gettext_noop("Unknown operator %(operator)s; use one of %(names)s.")
 NOT_WHOLE = gettext_noop("The %(what)s must be a whole number; got %(value)s.")

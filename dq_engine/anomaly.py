@@ -44,9 +44,36 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from dq_engine.words import gettext_noop, say
+
 ALGORITHM_VERSION = "anomaly-v1"
 DIRECTIONS = ("both", "up", "down")
 SEASONALITIES = ("auto", "none")
+
+# The messages (dq_engine/words.py: the platform translates them).
+CHOOSE = gettext_noop("Choose %(names)s.")
+K_WARN_RANGE = gettext_noop("A number above 0, at most 100.")
+K_FAIL_RANGE = gettext_noop("At least the warn band's k, at most 100.")
+MIN_HISTORY_RANGE = gettext_noop("A whole number from 2 to 10000.")
+MIN_CHANGE_RANGE = gettext_noop("A percentage from 0 to 1000.")
+NOTHING_MEASURED = gettext_noop("No statistic was measured.")
+TOO_LITTLE_HISTORY = gettext_noop(
+    "Too little history to judge: %(count)s of the %(needed)s earlier normal points needed."
+)
+_JUDGED = {
+    "below": gettext_noop(
+        "%(value)s is below the expected range %(warn)s (fail beyond %(fail)s); centre %(centre)s, "
+        "seasonality %(seasonality)s, learned from %(count)s earlier points"
+    ),
+    "above": gettext_noop(
+        "%(value)s is above the expected range %(warn)s (fail beyond %(fail)s); centre %(centre)s, "
+        "seasonality %(seasonality)s, learned from %(count)s earlier points"
+    ),
+    "within": gettext_noop(
+        "%(value)s is within the expected range %(warn)s (fail beyond %(fail)s); centre %(centre)s, "
+        "seasonality %(seasonality)s, learned from %(count)s earlier points"
+    ),
+}
 VERDICTS = ("pass", "warn", "fail", "unknown")
 
 MAD_TO_SIGMA = 1.4826  # the MAD of a normal distribution is 0.6745 σ
@@ -75,17 +102,17 @@ class Settings:
     def problems(self) -> dict[str, str]:
         found = {}
         if self.direction not in DIRECTIONS:
-            found["direction"] = f"Choose {', '.join(DIRECTIONS)}."
+            found["direction"] = say(CHOOSE, names=", ".join(DIRECTIONS))
         if self.seasonality not in SEASONALITIES:
-            found["seasonality"] = f"Choose {', '.join(SEASONALITIES)}."
+            found["seasonality"] = say(CHOOSE, names=", ".join(SEASONALITIES))
         if not 0 < self.k_warn <= 100:
-            found["k_warn"] = "A number above 0, at most 100."
+            found["k_warn"] = say(K_WARN_RANGE)
         if not self.k_warn <= self.k_fail <= 100:
-            found["k_fail"] = "At least the warn band's k, at most 100."
+            found["k_fail"] = say(K_FAIL_RANGE)
         if not 2 <= self.min_history <= 10_000:
-            found["min_history"] = "A whole number from 2 to 10000."
+            found["min_history"] = say(MIN_HISTORY_RANGE)
         if not 0 <= self.min_change_pct <= 1000:
-            found["min_change_pct"] = "A percentage from 0 to 1000."
+            found["min_change_pct"] = say(MIN_CHANGE_RANGE)
         return found
 
 
@@ -154,12 +181,12 @@ def judge(history: list[Point], at: datetime, value: float | None, settings: Set
     used, excluded, shift_at, measured = training(history, at)
     base = {"used": used, "excluded": excluded, "settings": settings, "level_shift_at": shift_at}
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return Judgement("unknown", None, "No statistic was measured.", **base)
+        return Judgement("unknown", None, say(NOTHING_MEASURED), **base)
     if len(used) < settings.min_history:
         return Judgement(
             "unknown",
             value,
-            f"Too little history to judge: {len(used)} of the {settings.min_history} earlier normal points needed.",
+            say(TOO_LITTLE_HISTORY, count=len(used), needed=settings.min_history),
             **base,
         )
     log = all(p.value > 0 for p in measured)  # relative changes: a multiplicative series
@@ -177,10 +204,14 @@ def judge(history: list[Point], at: datetime, value: float | None, settings: Set
         bands.append(_band(min(low, centre - least), max(high, centre + least), settings.direction))
     warn, fail = bands
     verdict = "fail" if _outside(value, fail) else "warn" if _outside(value, warn) else "pass"
-    message = (
-        f"{_num(value)} is {side_of(value, warn)} the expected range {_span(warn)} (fail beyond {_span(fail)}); "
-        f"centre {_num(centre)}, seasonality {model['seasonality'].replace('_', ' ')}, "
-        f"learned from {len(used)} earlier points"
+    message = say(
+        _JUDGED[side_of(value, warn)],
+        value=_num(value),
+        warn=_span(warn),
+        fail=_span(fail),
+        centre=_num(centre),
+        seasonality=model["seasonality"].replace("_", " "),
+        count=len(used),
     )
     return Judgement(
         verdict,

@@ -5,12 +5,18 @@ imports the other."""
 from __future__ import annotations
 
 from dq_engine.errors import BatchError
+from dq_engine.words import gettext_noop, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+NO_TABLE = gettext_noop("The source names no table.")
+UNCLOSED_QUOTE = gettext_noop("The table name %(name)s has an unclosed quote.")
+EMPTY_PART = gettext_noop("The table name %(name)s has an empty part.")
 
 
 def split_identifier(name: str) -> list[str]:
     """Split `a.b`, `"a.x".b` or `` `a`.`b` `` on the dots outside quotes; unquote each part."""
     if not name or not name.strip():
-        raise BatchError("The source names no table.")
+        raise BatchError(say(NO_TABLE))
     parts: list[str] = []
     current: list[str] = []
     quote: str | None = None
@@ -36,8 +42,8 @@ def split_identifier(name: str) -> list[str]:
             current.append(char)
         index += 1
     if quote is not None:
-        raise BatchError(f"The table name {name!r} has an unclosed quote.")
+        raise BatchError(say(UNCLOSED_QUOTE, name=repr(name)))
     parts.append("".join(current))
     if any(not part for part in parts):
-        raise BatchError(f"The table name {name!r} has an empty part.")
+        raise BatchError(say(EMPTY_PART, name=repr(name)))
     return parts

@@ -10,6 +10,13 @@ from typing import Any, Protocol
 from dq_engine.errors import CheckError
 from dq_engine.result import number
 from dq_engine.spec import CheckSpec
+from dq_engine.words import gettext_noop, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+NO_ROWS = gettext_noop("The %(what)s returned no rows; it must return one row holding one number.")
+SEVERAL_ROWS = gettext_noop("The %(what)s returned more than one row; it must return one row holding one number.")
+ONE_COLUMN = gettext_noop("The %(what)s must return exactly one column.")
+NOT_A_NUMBER = gettext_noop("The %(what)s must return a number; %(why)s")
 
 SOURCE_ONLY = ("src_table",)
 SOURCE_AND_TARGET = ("src_table", "target_table")
@@ -44,16 +51,16 @@ def one_value(rows: Sequence[Sequence[Any]], what: str) -> Any:
     """The value of a statistic query that returned `rows` (fetch at most 2): one row holding one
     number or NULL, or the check's error saying what came back instead."""
     if not rows:
-        raise CheckError(f"The {what} returned no rows; it must return one row holding one number.")
+        raise CheckError(say(NO_ROWS, what=what))
     if len(rows) > 1:
-        raise CheckError(f"The {what} returned more than one row; it must return one row holding one number.")
+        raise CheckError(say(SEVERAL_ROWS, what=what))
     if len(rows[0]) != 1:
-        raise CheckError(f"The {what} must return exactly one column.")
+        raise CheckError(say(ONE_COLUMN, what=what))
     return query_value(rows[0][0], what)
 
 
 def query_value(value: Any, what: str) -> Any:
     """A statistic query's value: a number or NULL; anything else is the check's error."""
     if value is not None and number(value)[0] is None:
-        raise CheckError(f"The {what} must return a number; {number(value)[1]}")
+        raise CheckError(say(NOT_A_NUMBER, what=what, why=number(value)[1]))
     return value

@@ -23,6 +23,24 @@ from typing import Any
 
 import yaml
 
+from dq_engine.words import gettext_noop, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+AT_LINE = gettext_noop("line %(line)s: %(message)s")
+NOT_VALID = gettext_noop("Not valid YAML: %(problem)s.")
+CANNOT_READ = gettext_noop("Cannot read this value: %(error)s.")
+NOT_TEXT = gettext_noop("Expected YAML text.")
+LONE_SURROGATE = gettext_noop(
+    "The text holds a lone surrogate (U+%(code)s), which is not valid Unicode text; remove it."
+)
+NUL = gettext_noop("The text holds a NUL character (U+0000), which YAML does not allow; remove it.")
+CONTROL = gettext_noop("The text holds the control character U+%(code)s, which YAML does not allow; remove it.")
+TOO_BIG = gettext_noop("The YAML is %(size)s bytes; at most %(limit)s are accepted.")
+TOO_DEEP = gettext_noop("The YAML nests deeper than %(depth)s levels.")
+TOO_MANY = gettext_noop("The YAML holds more than %(limit)s values.")
+ALIAS = gettext_noop("YAML aliases (`*%(anchor)s`) are not accepted; write the value out in full.")
+ANCHOR = gettext_noop("YAML anchors (`&%(anchor)s`) are not accepted; write the value out where it is used.")
+
 # What YAML 1.1 (and PyYAML's reader) accepts: tab, LF, CR, printable ASCII, NEL, and the
 # printable planes without the surrogates.
 _NOT_ALLOWED = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -46,7 +64,7 @@ class YamlError(ValueError):
         self.line = line
 
     def with_line(self) -> str:
-        return f"line {self.line}: {self}" if self.line else str(self)
+        return say(AT_LINE, line=self.line, message=self) if self.line else str(self)
 
 
 def compose(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[yaml.Node | None, _BoundedLoader]:
@@ -62,10 +80,10 @@ def compose(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[yaml.Node | Non
     except yaml.MarkedYAMLError as exc:
         loader.dispose()
         mark = exc.problem_mark or exc.context_mark
-        raise YamlError(f"Not valid YAML: {exc.problem or exc.context}.", _line(mark)) from None
+        raise YamlError(say(NOT_VALID, problem=exc.problem or exc.context), _line(mark)) from None
     except yaml.YAMLError as exc:
         loader.dispose()
-        raise YamlError(f"Not valid YAML: {exc}.", None) from None
+        raise YamlError(say(NOT_VALID, problem=exc), None) from None
 
 
 def construct(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -78,10 +96,10 @@ def construct(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise YamlError(
-            f"Not valid YAML: {exc.problem or exc.context}.", _line(mark) or _line(node.start_mark)
+            say(NOT_VALID, problem=exc.problem or exc.context), _line(mark) or _line(node.start_mark)
         ) from None
     except (ValueError, OverflowError, TypeError) as exc:
-        raise YamlError(f"Cannot read this value: {exc}.", _line(node.start_mark)) from None
+        raise YamlError(say(CANNOT_READ, error=exc), _line(node.start_mark)) from None
 
 
 def safe_load(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
@@ -95,20 +113,20 @@ def safe_load(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
 
 def _check_text(text: str, limits: Limits) -> None:
     if not isinstance(text, str):
-        raise YamlError("Expected YAML text.", None)
+        raise YamlError(say(NOT_TEXT), None)
     bad = _NOT_ALLOWED.search(text)
     if bad is not None:
         char = bad.group()
         if "\ud800" <= char <= "\udfff":
-            what = f"a lone surrogate (U+{ord(char):04X}), which is not valid Unicode text"
+            message = say(LONE_SURROGATE, code=f"{ord(char):04X}")
         elif char == "\x00":
-            what = "a NUL character (U+0000), which YAML does not allow"
+            message = say(NUL)
         else:
-            what = f"the control character U+{ord(char):04X}, which YAML does not allow"
-        raise YamlError(f"The text holds {what}; remove it.", text.count("\n", 0, bad.start()) + 1)
+            message = say(CONTROL, code=f"{ord(char):04X}")
+        raise YamlError(message, text.count("\n", 0, bad.start()) + 1)
     size = len(text.encode("utf-8"))
     if size > limits.max_bytes:
-        raise YamlError(f"The YAML is {size:,} bytes; at most {limits.max_bytes:,} are accepted.", None)
+        raise YamlError(say(TOO_BIG, size=f"{size:,}", limit=f"{limits.max_bytes:,}"), None)
     _check_flow_depth(text, limits.max_depth)
 
 
@@ -133,7 +151,7 @@ def _check_flow_depth(text: str, max_depth: int) -> None:
         elif char in "[{":
             depth += 1
             if depth > max_depth:
-                raise YamlError(f"The YAML nests deeper than {max_depth} levels.", line)
+                raise YamlError(say(TOO_DEEP, depth=max_depth), line)
         elif char in "]}" and depth:
             depth -= 1
 
@@ -159,25 +177,23 @@ class _BoundedLoader(yaml.SafeLoader):
         except YamlError:
             raise
         except (ValueError, OverflowError, TypeError) as exc:
-            raise YamlError(f"Cannot read this value: {exc}.", _line(node.start_mark)) from None
+            raise YamlError(say(CANNOT_READ, error=exc), _line(node.start_mark)) from None
 
     def compose_node(self, parent, index):
         event = self.peek_event()
         line = _line(event.start_mark)
         if isinstance(event, yaml.AliasEvent):
-            raise YamlError(f"YAML aliases (`*{event.anchor}`) are not accepted; write the value out in full.", line)
+            raise YamlError(say(ALIAS, anchor=event.anchor), line)
         if getattr(event, "anchor", None) is not None:
-            raise YamlError(
-                f"YAML anchors (`&{event.anchor}`) are not accepted; write the value out where it is used.", line
-            )
+            raise YamlError(say(ANCHOR, anchor=event.anchor), line)
         self._nodes += 1
         if self._nodes > self._limits.max_nodes:
-            raise YamlError(f"The YAML holds more than {self._limits.max_nodes:,} values.", line)
+            raise YamlError(say(TOO_MANY, limit=f"{self._limits.max_nodes:,}"), line)
         if not isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
             return super().compose_node(parent, index)
         self._depth += 1
         if self._depth > self._limits.max_depth:
-            raise YamlError(f"The YAML nests deeper than {self._limits.max_depth} levels.", line)
+            raise YamlError(say(TOO_DEEP, depth=self._limits.max_depth), line)
         try:
             return super().compose_node(parent, index)
         finally:

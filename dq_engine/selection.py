@@ -29,6 +29,12 @@ from dataclasses import dataclass
 
 from dq_engine.engines import ENGINES, make_engine
 from dq_engine.spec import FileSource, JdbcSource, JobSpec
+from dq_engine.words import fragment, gettext_noop, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+UNKNOWN_ENGINE = gettext_noop("Unknown engine %(engine)s; choose one of %(names)s.")
+CANNOT_RUN = gettext_noop("Engine %(engine)s cannot run %(batch)s: %(problem)s.")
+A_BATCH = fragment(gettext_noop("batch %(name)s"), "batch")
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +78,10 @@ def choose_engines(
     - `describe`: {batch: how to name it in messages} (default: "batch <name>").
     Raises EngineRefused when a pinned or requested engine cannot run a batch."""
     if requested not in CHOICES:
-        raise EngineRefused("", f"Unknown engine {requested!r}; choose one of {', '.join(CHOICES)}.")
+        raise EngineRefused("", say(UNKNOWN_ENGINE, engine=repr(requested), names=", ".join(CHOICES)))
     limit = duckdb_max_bytes_from_env() if duckdb_max_bytes is None else duckdb_max_bytes
     engines = _Engines()
-    named = {name: (describe or {}).get(name) or f"batch {name}" for name in spec.batches}
+    named = {name: (describe or {}).get(name) or say(A_BATCH, name=name) for name in spec.batches}
     choices: dict[str, Choice] = {}
     for name in spec.batches:
         pin, why = (requested, "chosen for this run") if requested != AUTO else ((pins or {}).get(name), None)
@@ -83,7 +89,7 @@ def choose_engines(
             why = why or "pinned by its datasource"
             problem = engines.problem(pin, spec, name)
             if problem:
-                raise EngineRefused(name, f"Engine {pin!r} cannot run {named[name]}: {problem}.")
+                raise EngineRefused(name, say(CANNOT_RUN, engine=repr(pin), batch=named[name], problem=problem))
             choices[name] = Choice(pin, f"{pin}: {why}")
         else:
             choices[name] = _auto(engines, spec, name, limit)

@@ -32,8 +32,10 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from dq_engine.errors import Refusal, shown_names
 from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_functions import ALLOWED_FUNCTIONS, allowed_call, call_name
+from dq_engine.words import fragment, gettext_noop, noun, say
 
 __all__ = [
     "ALLOWED_FUNCTIONS",
@@ -131,8 +133,122 @@ _SENTINEL_RE = re.compile(r"^__dq_placeholder_([A-Za-z_][A-Za-z0-9_]*)__$")
 _PLACEHOLDER_RE = re.compile(r"\$\{([^{}]*)\}")
 _PLACEHOLDER_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
+# What a message is about, and the user-facing messages (dq_engine/words.py: the platform translates them).
+FILTER = noun(gettext_noop("filter"))
+QUERY = noun(gettext_noop("query"))
+COMPARISON_QUERY = noun(gettext_noop("comparison query"))
+OR = fragment(gettext_noop("%(names)s or %(last)s"), "tables", "allowed")
+AND = fragment(gettext_noop("%(names)s and %(last)s"), "allowed")
+FILTER_MUST = fragment(gettext_noop("The filter must be a single boolean expression"), "must")
+QUERY_ONE_COLUMN = fragment(gettext_noop("The query must return exactly one numeric column"), "need")
+FILTER_NO_PLACEHOLDERS = gettext_noop(
+    "The filter cannot contain '${': Spark would replace ${...} with a configuration value. "
+    "Filters name columns directly, not placeholders."
+)
+NOT_RENDERED_ARGUMENT = gettext_noop(
+    "The %(what)s could not be rendered for Spark: a function is missing an argument (%(error)s)."
+)
+FILTER_NO_SUBQUERY = gettext_noop(
+    "The filter cannot contain a subquery (SELECT ...); it may only use the columns of the row being checked."
+)
+FILTER_NO_TABLE = gettext_noop(
+    "The filter cannot name a table (found %(table)s); it may only use the columns of the row being checked."
+)
+FILTER_NO_AGGREGATE = gettext_noop(
+    "The filter is applied to one row at a time, so it cannot use aggregate or window functions (found %(found)s)."
+)
+FILTER_NOT_CONDITION = gettext_noop(
+    "The filter must be a condition that is true or false for each row (for example amount > 0); found %(found)s."
+)
+THE_TEXT = fragment(gettext_noop("the text %(text)s"), "found")
+THE_NUMBER = fragment(gettext_noop("the number %(number)s"), "found")
+COLUMN_ALONE = fragment(
+    gettext_noop("the column %(name)s alone (for a true/false column write %(name)s = true)"), "found"
+)
+NOT_A_CONDITION = fragment(gettext_noop("%(sql)s, which is not a condition"), "found")
+FILTER_SESSION_NAME = gettext_noop(
+    "The filter uses %(name)s, which Spark may read as a session function rather than a column; "
+    "it can only be checked against the table's columns."
+)
+UNKNOWN_FILTER_COLUMN = gettext_noop("Unknown column in the filter: %(names)s. Known columns include: %(known)s.")
+UNKNOWN_FILTER_COLUMNS = gettext_noop("Unknown columns in the filter: %(names)s. Known columns include: %(known)s.")
+UNKNOWN_FILTER_COLUMN_NO_COLUMNS = gettext_noop(
+    "Unknown column in the filter: %(names)s. The table has no known columns."
+)
+UNKNOWN_FILTER_COLUMNS_NO_COLUMNS = gettext_noop(
+    "Unknown columns in the filter: %(names)s. The table has no known columns."
+)
+QUERY_RESERVED_TEXT = gettext_noop("The query cannot contain the text %(text)s; it is reserved.")
+QUERY_MUST_READ = gettext_noop("The query must read %(tables)s.")
+QUERY_EMPTY_GROUP_BY = gettext_noop(
+    "The query's GROUP BY names nothing to group by; name the columns after it, or remove it."
+)
+UNKNOWN_PLACEHOLDER = gettext_noop("Unknown placeholder %(names)s; the query can only name %(allowed)s.")
+UNKNOWN_PLACEHOLDERS = gettext_noop("Unknown placeholders %(names)s; the query can only name %(allowed)s.")
+UNFINISHED_PLACEHOLDER = gettext_noop("The query has an unfinished placeholder; write %(allowed)s in full.")
+NAME_THE_TABLE = gettext_noop("Name the table as %(allowed)s; found %(found)s.")
+NAME_THE_TABLES = gettext_noop("Name the tables as %(allowed)s; found %(found)s.")
+PLACEHOLDER_IN_STRING = gettext_noop("Placeholders name tables; %(name)s cannot be used inside a quoted string.")
+PLACEHOLDER_NOT_TABLE = gettext_noop("A placeholder can only name a table, as in FROM %(name)s; found it in %(where)s.")
+QUERY_SESSION_NAME = gettext_noop(
+    "A bare %(name)s may be read by Spark as the session's %(name)s; to use a column of that name, qualify it, "
+    "as in ${src_table}.%(name)s or t.%(name)s."
+)
+QUERY_SINGLE_SELECT = gettext_noop("The query must be a single SELECT statement; found %(found)s.")
+QUERY_STAR = gettext_noop("%(need)s; found SELECT %(found)s. Select one value, e.g. count(*) AS bad_rows.")
+QUERY_COLUMNS = gettext_noop("%(need)s; found %(count)s columns (%(shown)s).")
+QUERY_GENERATOR = gettext_noop("%(need)s; %(found)s returns several columns.")
+PLACEHOLDER_UNBOUND = gettext_noop("A placeholder is used where it cannot be bound to a table.")
+PATTERN_NOT_LITERAL = gettext_noop(
+    "The pattern of %(name)s in the %(what)s must be a quoted text (a literal), so that it can be checked before "
+    "the run; found %(found)s."
+)
+BAD_REGEX = gettext_noop("Not a valid regular expression in the %(what)s (%(error)s): %(pattern)s.")
+REGEX_FIND_ARGS = gettext_noop("%(name)s in the %(what)s takes a text and a pattern.")
+REGEX_EXTRACT_GROUP = gettext_noop(
+    "The group of regexp_extract in the %(what)s must be a whole number, as in regexp_extract(a, 'x(\\d+)', 1)."
+)
+REGEX_REPLACE_ARGS = gettext_noop(
+    "regexp_replace in the %(what)s takes a text, a pattern and a quoted replacement (no position)."
+)
+EMPTY = gettext_noop("The %(what)s is empty.")
+TOO_LONG = gettext_noop("The %(what)s is too long (%(length)s characters; at most %(limit)s).")
+ONLY_COMMENTS = gettext_noop("The %(what)s is empty (it holds only comments or semicolons).")
+SEVERAL_STATEMENTS = gettext_noop("%(must)s; found %(count)s statements.")
+NOT_READ = gettext_noop("The %(what)s could not be read: %(why)s")
+WRONG_ARGUMENTS = fragment(gettext_noop("a function is called with the wrong arguments (%(error)s)."), "why")
+TOO_DEEP = gettext_noop("The %(what)s is nested too deeply to read.")
+UNEXPECTED = fragment(gettext_noop("unexpected %(text)s"), "description")
+UNEXPECTED_TEXT = fragment(gettext_noop("unexpected text"), "description")
+INCOMPLETE = fragment(gettext_noop("incomplete %(kind)s expression"), "description")
+AT_LINE = fragment(gettext_noop("%(description)s (line %(line)s, column %(column)s)."), "why")
+NOT_CLOSED = fragment(gettext_noop("a %(what)s is not closed (it opens at line %(line)s, column %(column)s)."), "why")
+NOT_CLOSED_SOMETHING = fragment(
+    gettext_noop("a quote, backtick or comment is not closed, or a literal is malformed."), "why"
+)
+MUST_FOUND = gettext_noop("%(must)s; found %(found)s.")
+SELECT_INTO_STATEMENT = fragment(gettext_noop("a SELECT ... INTO statement (it writes a table)"), "found")
+A_STATEMENT = fragment(gettext_noop("a %(kind)s statement"), "found")
+AN_STATEMENT = fragment(gettext_noop("an %(kind)s statement"), "found")
+SELECT_INTO = gettext_noop("The %(what)s must only read data; SELECT ... INTO writes a table.")
+READ_ONLY = gettext_noop("The %(what)s must only read data; found %(found)s.")
+NO_TRANSFORM = gettext_noop("The %(what)s cannot use TRANSFORM ... USING: it runs an external program.")
+NO_PARAMETERS = gettext_noop("The %(what)s cannot contain parameters such as %(found)s; write the value itself.")
+PLAIN_FUNCTION_NAMES = gettext_noop(
+    "The %(what)s can only call built-in functions by their plain name; found %(found)s."
+)
+FUNCTION_NOT_ALLOWED = gettext_noop(
+    "function `%(name)s` is not allowed in the %(what)s: data-quality SQL may call only pure scalar, "
+    "aggregate and window functions (nothing that reads files or URLs, calls Java or generates rows)."
+)
+NOT_RENDERED = gettext_noop("The %(what)s could not be rendered safely.")
+NO_SUBSTITUTION = gettext_noop(
+    "The %(what)s cannot contain the text '${', not even in quotes: Spark would replace ${...} with a "
+    "configuration value."
+)
 
-class UnsafeSQL(ValueError):
+
+class UnsafeSQL(Refusal):
     """User SQL that is refused; the message is meant for the person who wrote it."""
 
 
@@ -149,17 +265,14 @@ def parse_filter(text: str, columns: Iterable[str] | None = None) -> exp.Express
     When `columns` is given (the table's schema), every referenced column must be one of them
     (case-insensitive, as Spark resolves names). Comments are removed from the returned tree.
     """
-    what = "filter"
+    what = FILTER
     if isinstance(columns, str):
         raise TypeError("columns must be an iterable of column names, not one string")
     text = _require_text(text, what)
     if "${" in text:
-        raise UnsafeSQL(
-            "The filter cannot contain '${': Spark would replace ${...} with a configuration value. "
-            "Filters name columns directly, not placeholders."
-        )
+        raise UnsafeSQL(say(FILTER_NO_PLACEHOLDERS))
     with _depth_guard(what):
-        must = "The filter must be a single boolean expression"
+        must = FILTER_MUST
         tree = _parse_single(text, what, must)
         _refuse_statement_root(tree, must, selecting=False)
         _refuse_unsafe_nodes(tree, what)
@@ -180,18 +293,18 @@ def filter_to_spark_sql(expr: exp.Expression, regex: RegexHook | None = None) ->
     the tree (not the user's text) means nothing the parser did not understand reaches Spark.
     `regex` is the engine's bounded regex (see RegexHook); without it RLIKE renders as RLIKE.
     """
-    with _depth_guard("filter"):
+    with _depth_guard(FILTER):
         sql = _render_filter(expr)
-        _check_rendered(sql, "filter")
+        _check_rendered(sql, FILTER)
         if regex is not None and _has_regex_call(expr):
-            sql = _render(_bind_regexes(expr, regex), "filter")
-            _check_substitution(sql, "filter")
+            sql = _render(_bind_regexes(expr, regex), FILTER)
+            _check_substitution(sql, FILTER)
     return sql
 
 
 def _render_filter(expr: exp.Expression) -> str:
     """Render without the final text checks (parse_filter runs them itself, with its own wording)."""
-    return _render(expr, "filter")
+    return _render(expr, FILTER)
 
 
 def _render(tree: exp.Expression, what: str) -> str:
@@ -201,26 +314,18 @@ def _render(tree: exp.Expression, what: str) -> str:
     except RecursionError:
         raise
     except Exception as error:  # noqa: BLE001 - a refusal, never a 500
-        raise UnsafeSQL(f"The {what} could not be rendered for Spark: a function is missing an argument ({error}).")
+        raise UnsafeSQL(say(NOT_RENDERED_ARGUMENT, what=what, error=error))
 
 
 def _refuse_filter_only_nodes(tree: exp.Expression) -> None:
     """Refuse what is harmless in a SELECT but meaningless or dangerous in a row filter."""
     for node in tree.walk():
         if isinstance(node, (exp.Query, exp.Values)):
-            raise UnsafeSQL(
-                "The filter cannot contain a subquery (SELECT ...); it may only use the columns of the row being checked."
-            )
+            raise UnsafeSQL(say(FILTER_NO_SUBQUERY))
         if isinstance(node, exp.Table):
-            raise UnsafeSQL(
-                f"The filter cannot name a table (found {_table_display(node)}); "
-                "it may only use the columns of the row being checked."
-            )
+            raise UnsafeSQL(say(FILTER_NO_TABLE, table=_table_display(node)))
         if isinstance(node, (exp.AggFunc, exp.Window)):
-            raise UnsafeSQL(
-                f"The filter is applied to one row at a time, so it cannot use aggregate or window functions "
-                f"(found {_short_sql(node)})."
-            )
+            raise UnsafeSQL(say(FILTER_NO_AGGREGATE, found=_short_sql(node)))
 
 
 def _require_condition(tree: exp.Expression) -> None:
@@ -239,10 +344,7 @@ def _require_condition(tree: exp.Expression) -> None:
         inferred = _inferred_type(node)
         if inferred == "boolean" or (inferred == "unknown" and isinstance(node, exp.Func)):
             return
-    raise UnsafeSQL(
-        "The filter must be a condition that is true or false for each row (for example amount > 0); "
-        f"found {_describe_non_condition(node)}."
-    )
+    raise UnsafeSQL(say(FILTER_NOT_CONDITION, found=_describe_non_condition(node)))
 
 
 def _inferred_type(node: exp.Expression) -> str:
@@ -259,13 +361,13 @@ def _inferred_type(node: exp.Expression) -> str:
 def _describe_non_condition(node: exp.Expression) -> str:
     """Say in words what a non-condition filter is, with a hint for the usual mistake."""
     if isinstance(node, exp.Literal):
-        return f"the text {node.sql(dialect=DIALECT)}" if node.is_string else f"the number {node.name}"
+        return say(THE_TEXT, text=node.sql(dialect=DIALECT)) if node.is_string else say(THE_NUMBER, number=node.name)
     if isinstance(node, exp.Null):
         return "NULL"
     if isinstance(node, exp.Column):
         name = node.sql(dialect=DIALECT)
-        return f"the column {name} alone (for a true/false column write {name} = true)"
-    return f"{_short_sql(node)}, which is not a condition"
+        return say(COLUMN_ALONE, name=name)
+    return say(NOT_A_CONDITION, sql=_short_sql(node))
 
 
 def _check_filter_columns(tree: exp.Expression, known: list[str] | None) -> None:
@@ -281,23 +383,20 @@ def _check_filter_columns(tree: exp.Expression, known: list[str] | None) -> None
             if root.casefold() not in known_folded:
                 unknown.append(".".join(parts))
         elif len(parts) == 1 and root.lower() in _BARE_SESSION_NAMES:
-            raise UnsafeSQL(
-                f"The filter uses {root}, which Spark may read as a session function rather than a column; "
-                "it can only be checked against the table's columns."
-            )
+            raise UnsafeSQL(say(FILTER_SESSION_NAME, name=root))
     if unknown:
         raise UnsafeSQL(_unknown_columns_message(list(dict.fromkeys(unknown)), known or []))
 
 
 def _unknown_columns_message(unknown: list[str], known: list[str]) -> str:
     """Name the unknown columns and a few known ones, so the user can spot the typo."""
-    label = "Unknown column" if len(unknown) == 1 else "Unknown columns"
-    message = f"{label} in the filter: {', '.join(unknown)}."
+    names = ", ".join(unknown)
     if not known:
-        return message + " The table has no known columns."
-    shown = ", ".join(known[:8])
-    more = f", and {len(known) - 8} more" if len(known) > 8 else ""
-    return f"{message} Known columns include: {shown}{more}."
+        return say(
+            UNKNOWN_FILTER_COLUMN_NO_COLUMNS if len(unknown) == 1 else UNKNOWN_FILTER_COLUMNS_NO_COLUMNS, names=names
+        )
+    shown = shown_names(known, 8)
+    return say(UNKNOWN_FILTER_COLUMN if len(unknown) == 1 else UNKNOWN_FILTER_COLUMNS, names=names, known=shown)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -331,7 +430,7 @@ class ParsedSelect:
         for name in self.tables_used:
             if not isinstance(view_names[name], str) or not view_names[name]:
                 raise ValueError(f"The view name for {name} must be a non-empty string")
-        with _depth_guard("query"):
+        with _depth_guard(QUERY):
             sql = _render_select(self.expression, view_names)
             if regex is not None and _has_regex_call(self.expression):
                 sql = _render_select(_bind_regexes(self.expression, regex), view_names, checked=False)
@@ -418,11 +517,11 @@ def batch_aggregate(query: ParsedSelect) -> str | None:
         for aggregate in list(value.find_all(exp.AggFunc)):
             aggregate.replace(exp.Filter(this=aggregate.copy(), expression=exp.Where(this=condition.copy())))
         value = holder.this
-    with _depth_guard("query"):
+    with _depth_guard(QUERY):
         sql = value.sql(dialect=DIALECT, identify=True, comments=False)
     if _SENTINEL_PREFIX in sql.lower():
         return None
-    _check_rendered(sql, "query")
+    _check_rendered(sql, QUERY)
     return sql
 
 
@@ -436,11 +535,11 @@ def parse_select(text: str, placeholders: Iterable[str] = ("src_table",)) -> Par
     function and returns exactly one column. Whether that column is numeric is only known when
     Spark runs it.
     """
-    what = "query"
+    what = QUERY
     allowed = _allowed_placeholders(placeholders)
     text = _require_text(text, what)
     if _SENTINEL_PREFIX in text.lower():
-        raise UnsafeSQL(f"The query cannot contain the text {_SENTINEL_PREFIX!r}; it is reserved.")
+        raise UnsafeSQL(say(QUERY_RESERVED_TEXT, text=repr(_SENTINEL_PREFIX)))
     text, shifts = _substitute_placeholders(text, allowed)
     with _depth_guard(what):
         must = "The query must be a single SELECT statement"
@@ -456,7 +555,7 @@ def parse_select(text: str, placeholders: Iterable[str] = ("src_table",)) -> Par
         _check_sentinel_positions(tree)
         _check_bare_session_names(tree)
         if not tables_used:
-            raise UnsafeSQL(f"The query must read {_placeholder_list(allowed, 'or')}.")
+            raise UnsafeSQL(say(QUERY_MUST_READ, tables=_placeholder_list(allowed, either=True)))
         output_name = _check_single_output(tree)
         _render_select(tree, {name: f"dq_view_{name}" for name in tables_used})
     return ParsedSelect(expression=tree, tables_used=frozenset(tables_used), output_name=output_name)
@@ -467,7 +566,7 @@ def _refuse_empty_group_by(tree: exp.Expression) -> None:
     parser refuses it. Refused here, so that a check saved with it does not fail at every run."""
     for group in tree.find_all(exp.Group):
         if not any(group.args.get(part) for part in exp.Group.arg_types):
-            raise UnsafeSQL("The query's GROUP BY names nothing to group by; name the columns after it, or remove it.")
+            raise UnsafeSQL(say(QUERY_EMPTY_GROUP_BY))
 
 
 def _allowed_placeholders(placeholders: Iterable[str]) -> tuple[str, ...]:
@@ -491,9 +590,12 @@ def _placeholder_of(identifier_name: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _placeholder_list(names: Iterable[str], conjunction: str) -> str:
+def _placeholder_list(names: Iterable[str], either: bool) -> str:
+    """`${a}, ${b} or ${c}` (either) or `${a}, ${b} and ${c}`."""
     shown = [f"${{{name}}}" for name in names]
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} {conjunction} {shown[-1]}"
+    if len(shown) == 1:
+        return shown[0]
+    return say(OR if either else AND, names=", ".join(shown[:-1]), last=shown[-1])
 
 
 def _display(text: str) -> str:
@@ -511,9 +613,12 @@ def _substitute_placeholders(text: str, allowed: tuple[str, ...]) -> tuple[str, 
     """
     unknown = [m.group(0) for m in _PLACEHOLDER_RE.finditer(text) if m.group(1).strip() not in allowed]
     if unknown:
-        label = "Unknown placeholder" if len(set(unknown)) == 1 else "Unknown placeholders"
         raise UnsafeSQL(
-            f"{label} {', '.join(dict.fromkeys(unknown))}; the query can only name {_placeholder_list(allowed, 'and')}."
+            say(
+                UNKNOWN_PLACEHOLDER if len(set(unknown)) == 1 else UNKNOWN_PLACEHOLDERS,
+                names=", ".join(dict.fromkeys(unknown)),
+                allowed=_placeholder_list(allowed, either=False),
+            )
         )
     pieces: list[str] = []
     shifts: list[tuple[int, int, int]] = []
@@ -527,7 +632,7 @@ def _substitute_placeholders(text: str, allowed: tuple[str, ...]) -> tuple[str, 
         shifts.append((so_far.count("\n") + 1, column_after, len(sentinel) - len(match.group(0))))
     text = "".join(pieces) + text[last:]
     if "${" in text:
-        raise UnsafeSQL(f"The query has an unfinished placeholder; write {_placeholder_list(allowed, 'or')} in full.")
+        raise UnsafeSQL(say(UNFINISHED_PLACEHOLDER, allowed=_placeholder_list(allowed, either=True)))
     return text, shifts
 
 
@@ -541,9 +646,12 @@ def _check_tables(tree: exp.Expression, allowed: tuple[str, ...]) -> set[str]:
             continue
         if placeholder is None and _is_visible_cte(table):
             continue
-        noun = "table" if len(allowed) == 1 else "tables"
         raise UnsafeSQL(
-            f"Name the {noun} as {_placeholder_list(allowed, 'or')}; found {_display(_table_display(table))}."
+            say(
+                NAME_THE_TABLE if len(allowed) == 1 else NAME_THE_TABLES,
+                allowed=_placeholder_list(allowed, either=True),
+                found=_display(_table_display(table)),
+            )
         )
     return used
 
@@ -584,9 +692,7 @@ def _check_sentinel_positions(tree: exp.Expression) -> None:
     """A placeholder may only stand alone as a table name, or qualify a column (${src_table}.amount)."""
     for literal in tree.find_all(exp.Literal):
         if literal.is_string and _SENTINEL_PREFIX in literal.name.lower():
-            raise UnsafeSQL(
-                f"Placeholders name tables; {_display(literal.name)} cannot be used inside a quoted string."
-            )
+            raise UnsafeSQL(say(PLACEHOLDER_IN_STRING, name=_display(literal.name)))
     for ident in tree.find_all(exp.Identifier):
         if _SENTINEL_PREFIX not in ident.name.lower():
             continue
@@ -596,19 +702,14 @@ def _check_sentinel_positions(tree: exp.Expression) -> None:
         as_qualifier = isinstance(parent, exp.Column) and ident.arg_key == "table" and not parent.args.get("db")
         if not (exact and (as_table or as_qualifier)):
             where = _display(_short_sql(parent)) if parent is not None else _display(ident.name)
-            raise UnsafeSQL(
-                f"A placeholder can only name a table, as in FROM {_display(ident.name)}; found it in {where}."
-            )
+            raise UnsafeSQL(say(PLACEHOLDER_NOT_TABLE, name=_display(ident.name), where=where))
 
 
 def _check_bare_session_names(tree: exp.Expression) -> None:
     """Refuse a bare `user` etc.: without a column of that name Spark reads the session user."""
     for column in tree.find_all(exp.Column):
         if not column.table and column.name.lower() in _BARE_SESSION_NAMES:
-            raise UnsafeSQL(
-                f"A bare {column.name} may be read by Spark as the session's {column.name}; "
-                f"to use a column of that name, qualify it, as in ${{src_table}}.{column.name} or t.{column.name}."
-            )
+            raise UnsafeSQL(say(QUERY_SESSION_NAME, name=column.name))
 
 
 def _check_single_output(tree: exp.Expression) -> str | None:
@@ -620,19 +721,19 @@ def _check_single_output(tree: exp.Expression) -> str | None:
         _check_single_output(node.expression)
         return _check_single_output(node.this)
     if not isinstance(node, exp.Select):
-        raise UnsafeSQL(f"The query must be a single SELECT statement; found {_short_sql(node)}.")
+        raise UnsafeSQL(say(QUERY_SINGLE_SELECT, found=_short_sql(node)))
     items = node.expressions
-    need = "The query must return exactly one numeric column"
+    need = QUERY_ONE_COLUMN
     for item in items:
         if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-            raise UnsafeSQL(f"{need}; found SELECT {_short_sql(item)}. Select one value, e.g. count(*) AS bad_rows.")
+            raise UnsafeSQL(say(QUERY_STAR, need=need, found=_short_sql(item)))
     if len(items) != 1:
         shown = ", ".join(_display(_short_sql(item)) for item in items)
-        raise UnsafeSQL(f"{need}; found {len(items)} columns ({shown}).")
+        raise UnsafeSQL(say(QUERY_COLUMNS, need=need, count=len(items), shown=shown))
     item = items[0]
     value = item.this if isinstance(item, exp.Alias) else item
     if isinstance(value, exp.Func) and _function_names(value) & _MULTI_COLUMN_GENERATORS:
-        raise UnsafeSQL(f"{need}; {_short_sql(value)} returns several columns.")
+        raise UnsafeSQL(say(QUERY_GENERATOR, need=need, found=_short_sql(value)))
     if isinstance(item, exp.Alias):
         return item.alias
     if isinstance(item, exp.Column):
@@ -648,13 +749,13 @@ def _render_select(tree: exp.Expression, view_names: Mapping[str, str], checked:
         placeholder = _placeholder_of(ident.name)
         if placeholder is not None:
             ident.replace(exp.to_identifier(view_names[placeholder], quoted=True))
-    sql = _render(bound, "query")
+    sql = _render(bound, QUERY)
     if _SENTINEL_PREFIX in sql.lower():  # every sentinel was checked to be bound; belt and braces
-        raise UnsafeSQL("A placeholder is used where it cannot be bound to a table.")
+        raise UnsafeSQL(say(PLACEHOLDER_UNBOUND))
     if checked:
-        _check_rendered(sql, "query")
+        _check_rendered(sql, QUERY)
     else:
-        _check_substitution(sql, "query")
+        _check_substitution(sql, QUERY)
     return sql
 
 
@@ -708,25 +809,18 @@ def _check_regex_calls(tree: exp.Expression, what: str) -> None:
         name = call_name(node) if isinstance(node, exp.Func) else "rlike"
         text, pattern, extra = _regex_parts(node)
         if text is None or not isinstance(pattern, exp.Literal) or not pattern.is_string:
-            raise UnsafeSQL(
-                f"The pattern of {name} in the {what} must be a quoted text (a literal), so that it can be "
-                "checked before the run; found "
-                f"{_short_sql(pattern) if pattern is not None else 'none'}."
-            )
+            found = _short_sql(pattern) if pattern is not None else "none"
+            raise UnsafeSQL(say(PATTERN_NOT_LITERAL, name=name, what=what, found=found))
         try:
             check_java_pattern(pattern.name)
         except JavaPatternError as error:
-            raise UnsafeSQL(f"Not a valid regular expression in the {what} ({error.short}): {pattern.name!r}.")
+            raise UnsafeSQL(say(BAD_REGEX, what=what, error=error.short, pattern=repr(pattern.name)))
         if kind == "find" and extra:
-            raise UnsafeSQL(f"{name} in the {what} takes a text and a pattern.")
+            raise UnsafeSQL(say(REGEX_FIND_ARGS, name=name, what=what))
         if kind == "extract" and not (len(extra) == 1 and isinstance(extra[0], exp.Literal) and not extra[0].is_string):
-            raise UnsafeSQL(
-                f"The group of regexp_extract in the {what} must be a whole number, as in regexp_extract(a, 'x(\\d+)', 1)."
-            )
+            raise UnsafeSQL(say(REGEX_EXTRACT_GROUP, what=what))
         if kind == "replace" and not (len(extra) == 1 and isinstance(extra[0], exp.Literal) and extra[0].is_string):
-            raise UnsafeSQL(
-                f"regexp_replace in the {what} takes a text, a pattern and a quoted replacement (no position)."
-            )
+            raise UnsafeSQL(say(REGEX_REPLACE_ARGS, what=what))
 
 
 def _bind_regexes(tree: exp.Expression, regex: RegexHook) -> exp.Expression:
@@ -753,9 +847,9 @@ def _bind_regexes(tree: exp.Expression, regex: RegexHook) -> exp.Expression:
 def _require_text(text: str, what: str) -> str:
     """Refuse missing, blank or oversized text before the parser sees it."""
     if not isinstance(text, str) or not text.strip():
-        raise UnsafeSQL(f"The {what} is empty.")
+        raise UnsafeSQL(say(EMPTY, what=what))
     if len(text) > MAX_SQL_LENGTH:
-        raise UnsafeSQL(f"The {what} is too long ({len(text)} characters; at most {MAX_SQL_LENGTH}).")
+        raise UnsafeSQL(say(TOO_LONG, what=what, length=len(text), limit=MAX_SQL_LENGTH))
     return text
 
 
@@ -763,9 +857,9 @@ def _parse_single(text: str, what: str, must: str, shifts: list[tuple[int, int, 
     """Parse Spark SQL and insist on exactly one statement (blank statements between ';' don't count)."""
     statements = [statement for statement in _parse(text, what, shifts or []) if statement is not None]
     if not statements:
-        raise UnsafeSQL(f"The {what} is empty (it holds only comments or semicolons).")
+        raise UnsafeSQL(say(ONLY_COMMENTS, what=what))
     if len(statements) > 1:
-        raise UnsafeSQL(f"{must}; found {len(statements)} statements.")
+        raise UnsafeSQL(say(SEVERAL_STATEMENTS, must=must, count=len(statements)))
     return statements[0]
 
 
@@ -774,13 +868,13 @@ def _parse(text: str, what: str, shifts: list[tuple[int, int, int]]) -> list[exp
     try:
         return sqlglot.parse(text, read=DIALECT)
     except ParseError as error:
-        raise UnsafeSQL(_display(f"The {what} could not be read: {_parse_error_message(error, shifts)}"))
+        raise UnsafeSQL(_display(say(NOT_READ, what=what, why=_parse_error_message(error, shifts))))
     except TokenError as error:
-        raise UnsafeSQL(f"The {what} could not be read: {_token_error_message(error)}")
+        raise UnsafeSQL(say(NOT_READ, what=what, why=_token_error_message(error)))
     except SqlglotError as error:
-        raise UnsafeSQL(f"The {what} could not be read: {_clean(str(error))}")
+        raise UnsafeSQL(say(NOT_READ, what=what, why=_clean(str(error))))
     except (ValueError, TypeError, IndexError) as error:  # SQLGlot's function builders, on a wrong arity
-        raise UnsafeSQL(f"The {what} could not be read: a function is called with the wrong arguments ({error}).")
+        raise UnsafeSQL(say(NOT_READ, what=what, why=say(WRONG_ARGUMENTS, error=error)))
 
 
 @contextmanager
@@ -789,7 +883,7 @@ def _depth_guard(what: str) -> Iterator[None]:
     try:
         yield
     except RecursionError:
-        raise UnsafeSQL(f"The {what} is nested too deeply to read.")
+        raise UnsafeSQL(say(TOO_DEEP, what=what))
 
 
 def _parse_error_message(error: ParseError, shifts: list[tuple[int, int, int]]) -> str:
@@ -800,17 +894,17 @@ def _parse_error_message(error: ParseError, shifts: list[tuple[int, int, int]]) 
     description = _clean(str(first.get("description") or "syntax error"))
     highlight = _clean(str(first.get("highlight") or "")).strip()
     if description.startswith("Invalid expression / Unexpected token"):
-        description = f"unexpected {highlight!r}" if highlight else "unexpected text"
+        description = say(UNEXPECTED, text=repr(highlight)) if highlight else say(UNEXPECTED_TEXT)
     else:
         missing = re.match(r"Required keyword: '(\w+)' missing for (\w+)", description)
         if missing:
-            description = f"incomplete {missing.group(2)} expression"
+            description = say(INCOMPLETE, kind=missing.group(2))
         if highlight:
             description += f" near {highlight!r}"
     line, column = first.get("line"), first.get("col")
     if isinstance(line, int) and isinstance(column, int):  # undo the length the placeholder swap added
         column -= sum(added for at_line, after, added in shifts if at_line == line and after <= column)
-    return f"{description} (line {line}, column {column})."
+    return say(AT_LINE, description=description, line=line, column=column)
 
 
 def _token_error_message(error: TokenError) -> str:
@@ -818,8 +912,8 @@ def _token_error_message(error: TokenError) -> str:
     cause = str(error.__cause__ or error)
     missing = re.match(r"Missing (.+) from (\d+):(\d+)", cause)
     if missing:
-        return f"a {missing.group(1)} is not closed (it opens at line {missing.group(2)}, column {missing.group(3)})."
-    return "a quote, backtick or comment is not closed, or a literal is malformed."
+        return say(NOT_CLOSED, what=missing.group(1), line=missing.group(2), column=missing.group(3))
+    return say(NOT_CLOSED_SOMETHING)
 
 
 def _clean(message: str) -> str:
@@ -838,31 +932,31 @@ def _refuse_statement_root(tree: exp.Expression, must: str, selecting: bool) -> 
             return
     elif isinstance(tree, exp.Condition) and not isinstance(tree, exp.Query):
         return
-    raise UnsafeSQL(f"{must}; found {_statement_phrase(root)}.")
+    raise UnsafeSQL(say(MUST_FOUND, must=must, found=_statement_phrase(root)))
 
 
 def _statement_phrase(node: exp.Expression) -> str:
     """'a DROP statement', 'a SELECT ... INTO statement', or the expression itself."""
     if isinstance(node, exp.Select) and node.args.get("into"):
-        return "a SELECT ... INTO statement (it writes a table)"
+        return say(SELECT_INTO_STATEMENT)
     if isinstance(node, exp.Command):
-        return _a(f"{str(node.this).upper()} statement")
+        return _a(str(node.this).upper())
     name = type(node).__name__
     if name in _STATEMENT_WORDS:
-        return _a(f"{_STATEMENT_WORDS[name]} statement")
+        return _a(_STATEMENT_WORDS[name])
     if isinstance(node, _STATEMENT_NODES):
-        return _a(f"{node.key.upper()} statement")
+        return _a(node.key.upper())
     if isinstance(node, exp.Query):
-        return "a SELECT statement"
+        return _a("SELECT")
     if isinstance(node, exp.Values):
-        return "a VALUES statement"
+        return _a("VALUES")
     return _short_sql(node)
 
 
-def _a(noun: str) -> str:
+def _a(kind: str) -> str:
     """'a DROP statement', 'an INSERT statement'."""
-    vowel = noun[:1].upper() in "AEIOU" and not noun.upper().startswith("USE")
-    return f"{'an' if vowel else 'a'} {noun}"
+    vowel = kind[:1].upper() in "AEIOU" and not kind.upper().startswith("USE")
+    return say(AN_STATEMENT if vowel else A_STATEMENT, kind=kind)
 
 
 def _refuse_unsafe_nodes(tree: exp.Expression, what: str) -> None:
@@ -870,21 +964,17 @@ def _refuse_unsafe_nodes(tree: exp.Expression, what: str) -> None:
     or catalog-qualified function calls."""
     for node in tree.walk():
         if isinstance(node, exp.Into):
-            raise UnsafeSQL(f"The {what} must only read data; SELECT ... INTO writes a table.")
+            raise UnsafeSQL(say(SELECT_INTO, what=what))
         if isinstance(node, _STATEMENT_NODES):
-            raise UnsafeSQL(f"The {what} must only read data; found {_statement_phrase(node)}.")
+            raise UnsafeSQL(say(READ_ONLY, what=what, found=_statement_phrase(node)))
         if isinstance(node, exp.QueryTransform):
-            raise UnsafeSQL(f"The {what} cannot use TRANSFORM ... USING: it runs an external program.")
+            raise UnsafeSQL(say(NO_TRANSFORM, what=what))
         if isinstance(node, (exp.Parameter, exp.Placeholder)):
-            raise UnsafeSQL(
-                f"The {what} cannot contain parameters such as {node.sql(dialect=DIALECT)}; write the value itself."
-            )
+            raise UnsafeSQL(say(NO_PARAMETERS, what=what, found=node.sql(dialect=DIALECT)))
         if isinstance(node, exp.Func):
             _refuse_unlisted_function(node, what)
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
-            raise UnsafeSQL(
-                f"The {what} can only call built-in functions by their plain name; found {_short_sql(node)}."
-            )
+            raise UnsafeSQL(say(PLAIN_FUNCTION_NAMES, what=what, found=_short_sql(node)))
 
 
 def _refuse_unlisted_function(node: exp.Func, what: str) -> None:
@@ -894,10 +984,7 @@ def _refuse_unlisted_function(node: exp.Func, what: str) -> None:
 
 
 def _not_allowed(name: str, what: str) -> str:
-    return (
-        f"function `{name}` is not allowed in the {what}: data-quality SQL may call only pure scalar, "
-        "aggregate and window functions (nothing that reads files or URLs, calls Java or generates rows)."
-    )
+    return say(FUNCTION_NOT_ALLOWED, name=name, what=what)
 
 
 def _function_names(node: exp.Func) -> set[str]:
@@ -923,7 +1010,7 @@ def _check_rendered(sql: str, what: str) -> None:
     try:
         tokens = Spark().tokenize(sql)
     except SqlglotError:
-        raise UnsafeSQL(f"The {what} could not be rendered safely.")
+        raise UnsafeSQL(say(NOT_RENDERED, what=what))
     for index, token in enumerate(tokens):
         kind = token.token_type.name
         word = token.text.lower()
@@ -941,10 +1028,7 @@ _WORD_RE = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 def _check_substitution(sql: str, what: str) -> None:
     if "${" in sql:
-        raise UnsafeSQL(
-            f"The {what} cannot contain the text '${{', not even in quotes: Spark would replace ${{...}} "
-            "with a configuration value."
-        )
+        raise UnsafeSQL(say(NO_SUBSTITUTION, what=what))
 
 
 def _drop_comments(tree: exp.Expression) -> None:

@@ -27,10 +27,11 @@ from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
 from dq_engine.sql_safety import UnsafeSQL, parse_filter
 from rules.params import RUN_PARAMETER, RUN_PARAMETERS
-from rules.rowchecks import CHECKS, CONTRACT, rule_set_problems
+from rules.rowchecks import CHECKS, CONTRACT, problem_text, rule_set_problems
 
 from . import preview_jobs
 from .models import PreviewJob
+from .stored_words import reworded
 
 DEFAULT_LIMIT, MAX_LIMIT = 1000, 100_000
 
@@ -67,7 +68,7 @@ def _validated(request) -> dict[str, Any]:
         raise _Invalid(fields)
     problems, warnings, full_form = rule_set_problems(text, columns, language)
     if problems:
-        raise _Invalid({key: [str(p) for p in problems]}, [p.to_dict() for p in problems])
+        raise _Invalid({key: [problem_text(p) for p in problems]}, [p.to_dict() for p in problems])
     return {
         "datasource": datasource,
         "table": table,
@@ -234,5 +235,5 @@ def _filter(value: Any, columns: list[str] | None) -> str | None:
     try:
         parse_filter(sample, columns)
     except UnsafeSQL as exc:
-        raise _Invalid({"src_filter": [str(exc)]}) from None
+        raise _Invalid({"src_filter": [reworded(str(exc))]}) from None
     return sample

@@ -22,6 +22,7 @@ from rules.models import Check, CheckVersion, canonical_json, content_hash
 
 from .engine_choice import choose_for_run
 from .models import Run, RunDatasource, datasource_ids_read
+from .stored_words import reworded
 
 
 class RunRequestInvalid(Exception):
@@ -63,7 +64,7 @@ def start_run(
     try:
         choose_for_run(batches, assignments, versions, engine)
     except EngineRefused as exc:
-        raise RunRequestInvalid({"engine": [str(exc)]}) from None
+        raise RunRequestInvalid({"engine": [reworded(str(exc))]}) from None
     try:
         with transaction.atomic():
             run = Run.objects.create(

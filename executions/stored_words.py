@@ -16,6 +16,8 @@ from functools import cache
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from dq_engine import words as engine_words
+
 NO_RESULT = gettext_noop("The engine returned no result.")
 NOT_EVALUATED = gettext_noop("The check could not be evaluated.")
 SOME_NOT_EVALUATED = gettext_noop("%(errors)s of %(total)s checks could not be evaluated.")
@@ -44,11 +46,14 @@ MARKED_EXPECTED = gettext_noop("Marked expected (a false alarm) on result %(resu
 MINUTES = gettext_noop("%(count)s min")
 SECONDS = gettext_noop("%(count)s s")
 
-# The engine's own (dq_engine imports no Django, so they are listed here, as it words them).
-ENGINE = (
-    gettext_noop("Unknown column %(column)s; the batch has the columns %(columns)s."),
-    gettext_noop("Table %(table)s does not exist in %(where)s (or is not visible)."),
-)
+# The engine's own (dq_engine imports no Django: dq_engine/words.py lists them). A fragment ("filter",
+# "${a} or ${b}") is worded again only as the value of the placeholders it fills, never as a whole
+# message or another value (a column, a database's text) that happens to have its shape.
+ENGINE = tuple(engine_words.templates())
+_PLACES = engine_words.places()
+# Placeholders that hold a number: "line %(line)s: …" must not take "line 1:5 mismatched input".
+_NUMBERS = {"line", "depth"}
+_DIGITS, _ANY = r"\d+", ".+?"
 
 TEMPLATES = [
     NO_RESULT,
@@ -84,30 +89,40 @@ def _patterns() -> list[tuple[re.Pattern, str]]:
     # The longest first: a template that is a prefix of another must not take its text.
     for template in sorted(TEMPLATES, key=len, reverse=True):
         parts = re.split(r"%\((\w+)\)s", template)
-        pattern = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts))
+        pattern, seen = "", set()
+        for i, part in enumerate(parts):
+            if i % 2 == 0:
+                pattern += re.escape(part)
+            elif part in seen:  # the same value again ("write %(name)s = true" after "%(name)s")
+                pattern += f"(?P={part})"
+            else:
+                pattern += f"(?P<{part}>{_DIGITS if part in _NUMBERS else _ANY})"
+                seen.add(part)
         found.append((re.compile(f"^{pattern}$", re.S), template))
     return found
 
 
-def reworded(text: str) -> str:
+def reworded(text: str, place: str | None = None) -> str:
     """`text` in the active language when it was made from a known template; else unchanged. A
     message quoted inside another with its first letter lowered ("published although no check
-    produced a result") is recognised too."""
+    produced a result") is recognised too. `place`: the placeholder it fills in another message."""
     if not text:
         return text
-    found = _reworded(text)
+    found = _reworded(text, place)
     if found is None and text[:1].islower():
-        found = _reworded(text[:1].upper() + text[1:])
+        found = _reworded(text[:1].upper() + text[1:], place)
         if found is not None and found[:1].isascii():
             found = found[:1].lower() + found[1:]
     return text if found is None else found
 
 
-def _reworded(text: str) -> str | None:
+def _reworded(text: str, place: str | None) -> str | None:
     for pattern, template in _patterns():
+        if template in _PLACES and place not in _PLACES[template]:
+            continue
         match = pattern.match(text)
         if match:
-            values = {name: _inner(reworded(value), name, template) for name, value in match.groupdict().items()}
+            values = {name: _inner(reworded(value, name), name, template) for name, value in match.groupdict().items()}
             return _(template) % values if values else _(template)
     return None
 

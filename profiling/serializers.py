@@ -12,6 +12,7 @@ from datasources.connectors import ConnectorError, connector_for
 from datasources.models import Datasource
 from dq_engine.selection import CHOICES
 from dq_engine.sql_safety import UnsafeSQL, parse_filter
+from executions.stored_words import reworded
 
 from .changes import changes
 from .models import Profile
@@ -59,7 +60,7 @@ class ProfileRequestSerializer(serializers.Serializer):
             try:
                 parse_filter(text, columns)
             except UnsafeSQL as exc:
-                raise serializers.ValidationError({"filter": [str(exc)]}) from None
+                raise serializers.ValidationError({"filter": [reworded(str(exc))]}) from None
         attrs.update(table=table, filter=text)
         engine = attrs.get("engine") or datasource.pinned_engine
         problem = engine_problem(datasource, table, text, engine)

@@ -27,6 +27,7 @@ from dq_engine.anomaly import Settings as AnomalySettings
 from dq_engine.java_regex import JavaPatternError, check_java_pattern
 from dq_engine.sql_safety import UnsafeSQL, parse_filter, parse_select
 from dq_platform.ids import as_id
+from executions.stored_words import reworded
 
 from .catalog_text import catalog_text
 from .comparison_types import ANOMALY_PARAMS
@@ -335,7 +336,7 @@ def _sql_filter(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     try:
         parse_filter(sample, columns)
     except UnsafeSQL as exc:
-        raise _Problem(str(exc)) from None
+        raise _Problem(reworded(str(exc))) from None
     return text
 
 
@@ -344,7 +345,7 @@ def _sql_select(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     try:
         parsed = parse_select(text, SQL_PLACEHOLDERS.get(entry.field, ("src_table",)))
     except UnsafeSQL as exc:
-        raise _Problem(str(exc)) from None
+        raise _Problem(reworded(str(exc))) from None
     why = several_rows(parsed.expression)
     if why:
         raise _Problem(_("The query returns several rows: %(why)s.") % {"why": why})
@@ -465,7 +466,7 @@ def _same_kind(index: int, src: str, src_type: str, target: str, target_type: st
 
 def _check_yaml(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
     """check.yaml text, kept as written (the engine expands it per run); every problem with its line."""
-    from .rowchecks import rule_set_problems
+    from .rowchecks import problem_text, rule_set_problems
 
     if not isinstance(value, str):
         raise _Problem(_("%(field)s must be YAML text.") % {"field": _title(entry)})
@@ -478,7 +479,7 @@ def _check_yaml(ctx: _Context, entry: ResolvedInput, value: Any) -> str:
         value, ctx.columns_of(table_field), entry["constraints"].get("language")
     )
     if problems:
-        raise _Problem(" ".join(str(p) for p in problems))
+        raise _Problem(" ".join(problem_text(p) for p in problems))
     return value
 
 
@@ -540,7 +541,9 @@ def anomaly_problems(params: dict[str, Any]) -> dict[str, list[str]]:
     checks its settings."""
     settings = anomaly_settings(params)
     by_setting = {setting: field for field, setting in ANOMALY_PARAMS.items() if field in params}
-    return {by_setting[name]: [message] for name, message in settings.problems().items() if name in by_setting}
+    return {
+        by_setting[name]: [reworded(message)] for name, message in settings.problems().items() if name in by_setting
+    }
 
 
 def anomaly_settings(params: dict[str, Any]) -> AnomalySettings:

@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 
 from dq_engine import vocabulary
+from executions.stored_words import reworded
 
 PARAM = {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"}
 
@@ -120,7 +121,7 @@ def param_choices(metric: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
 
 def param_problems(metric: dict[str, Any], params: dict[str, Any]) -> dict[str, list[str]]:
     """{check param: [message]} for params of a template's metric that do not fit together."""
-    return {param: [message] for param, message in vocabulary.metric_problems(metric, params).items()}
+    return {param: [reworded(message)] for param, message in vocabulary.metric_problems(metric, params).items()}
 
 
 # The accuracy mapping's operators, as form options (the `group` rows of mapping_columns).

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from datasources.models import Datasource
 from dq_engine.safe_yaml import Limits, YamlError, compose, construct
 from dq_platform.text import control_character
+from executions.stored_words import reworded
 
 from .models import Check, RuleTemplate, content_hash
 from .params import ParamsInvalid, validate_params
@@ -326,7 +327,7 @@ def _parse(text: str) -> tuple[list[Any], list[dict[str, int]]]:
         finally:
             loader.dispose()
     except YamlError as exc:
-        raise ImportInvalid({"yaml": [exc.with_line()]}) from None
+        raise ImportInvalid({"yaml": [reworded(exc.with_line())]}) from None
     if not isinstance(data, dict) or not isinstance(data.get("checks"), list):
         raise ImportInvalid({"yaml": [_("Expected a mapping with a `checks:` list (as produced by export).")]})
     if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:

@@ -30,8 +30,9 @@ from dq_engine.databases.base import (
     integer_key,
     password_of,
 )
-from dq_engine.errors import BatchError, describe
+from dq_engine.errors import NO_TABLE, BatchError, describe
 from dq_engine.spec import JdbcSource
+from dq_engine.words import say
 
 __all__ = [
     "CONNECT_TIMEOUT_SECONDS",
@@ -152,7 +153,7 @@ def describe_table(db: Connection, table: str) -> Table:
     schema, name = split_table(table, db)
     columns = db.kind.columns(db, schema, name)
     if not columns:
-        raise BatchError(f"Table {schema}.{name} does not exist in {db.where.describe()} (or is not visible).")
+        raise BatchError(say(NO_TABLE, table=f"{schema}.{name}", where=db.where.describe()))
     key = integer_key(columns, db.kind.key_candidates(db, schema, name), db.kind.integer_types)
     return Table(schema=schema, name=name, columns=tuple(columns), numeric_key=key)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from dq_engine.errors import BatchError, CheckError, describe
+from dq_engine.errors import BatchError, CheckError, column_problem, describe
 from dq_engine.vocabulary import ColumnRef, Dialect
 from dq_engine.vocabulary.expressions import NUMERIC, OTHER
 
@@ -128,17 +128,13 @@ class Table:
         return exp.table_(self.name, db=self.schema, quoted=True)
 
     def column(self, name: Any) -> Column:
-        if not isinstance(name, str) or not name:
-            raise CheckError("The check names no column.")
-        matches = [c for c in self.columns if c.name == name] or [
-            c for c in self.columns if c.name.casefold() == name.casefold()
-        ]
-        if not matches:
-            shown = ", ".join(c.name for c in self.columns[:12])
-            more = f", and {len(self.columns) - 12} more" if len(self.columns) > 12 else ""
-            raise CheckError(f"Unknown column {name!r}; the batch has the columns {shown}{more}.")
-        if len(matches) > 1:
-            raise CheckError(f"Column {name!r} is ambiguous: the batch has {', '.join(c.name for c in matches)}.")
+        matches = []
+        if isinstance(name, str) and name:
+            matches = [c for c in self.columns if c.name == name] or [
+                c for c in self.columns if c.name.casefold() == name.casefold()
+            ]
+        if len(matches) != 1:
+            raise column_problem(name, [c.name for c in self.columns], [c.name for c in matches])
         return matches[0]
 
 

@@ -16,11 +16,21 @@ from sqlglot import exp
 
 from dq_engine.duckdb import readers
 from dq_engine.duckdb.sql import NotPortable, filter_sql
-from dq_engine.errors import BatchError, CheckError
+from dq_engine.errors import (
+    BAD_LIMIT,
+    BAD_SAMPLE,
+    DATASET,
+    FILTER_NOT_APPLIED,
+    FILTER_REFUSED,
+    UNREADABLE,
+    BatchError,
+    column_problem,
+)
 from dq_engine.spec import JobSpec
 from dq_engine.sql_safety import UnsafeSQL
 from dq_engine.vocabulary import ColumnRef
 from dq_engine.vocabulary.expressions import BINARY, BOOLEAN, DATE, NUMERIC, OTHER, STRING, TIMESTAMP
+from dq_engine.words import say
 
 if TYPE_CHECKING:
     import duckdb
@@ -44,30 +54,29 @@ class Batches:
         """The batch as a temp view; BatchError saying why it cannot be read, filtered or sampled."""
         batch = self.spec.batches[name]
         source = self.spec.sources[batch.source]
-        say = self.say
+        explain = self.say
         view = f"dq_batch_{len(self.views)}"
         try:
             reading = readers.table_function(source, self.con)
             raw = self.con.sql(f"SELECT * FROM {reading}").columns  # binds: the files and their schema
         except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
-            raise BatchError(
-                f"Batch {name} could not be read ({source.format} dataset {source.path}): {say(exc)}"
-            ) from None
+            where = say(DATASET, format=source.format, path=source.path)
+            raise BatchError(say(UNREADABLE, name=name, source=where, why=explain(exc))) from None
         query = f"SELECT * FROM {reading}"
         if batch.filter:
             try:
                 query += f" WHERE {filter_sql(batch.filter, raw)}"
             except (UnsafeSQL, NotPortable) as exc:
-                raise BatchError(f"The filter of batch {name} was refused: {say(exc)}") from None
+                raise BatchError(say(FILTER_REFUSED, name=name, why=explain(exc))) from None
         fraction = batch.sample_fraction
         if fraction is not None and (
             isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction <= 1
         ):
-            raise BatchError(f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}.") from None
+            raise BatchError(say(BAD_SAMPLE, name=name, value=repr(fraction))) from None
         if batch.limit is not None and (
             isinstance(batch.limit, bool) or not isinstance(batch.limit, int) or batch.limit < 1
         ):
-            raise BatchError(f"Batch {name}: limit must be a positive whole number; got {batch.limit!r}.") from None
+            raise BatchError(say(BAD_LIMIT, name=name, value=repr(batch.limit))) from None
         sampled = fraction is not None and fraction < 1
         try:
             if sampled:
@@ -82,7 +91,7 @@ class Batches:
                 self.con.execute(f"CREATE TEMP VIEW {quote(view)} AS {query}")
             described = self.con.execute(f"DESCRIBE {quote(view)}").fetchall()
         except Exception as exc:  # noqa: BLE001 - DuckDB's binding of the filter
-            raise BatchError(f"The filter of batch {name} cannot be applied: {say(exc)}") from None
+            raise BatchError(say(FILTER_NOT_APPLIED, name=name, why=explain(exc))) from None
         self.views[name] = view
         self.columns[name] = [(row[0], row[1]) for row in described]
 
@@ -96,17 +105,14 @@ class Batches:
 
     def column(self, name: str, column: Any) -> ColumnRef:
         """A batch column (exact name first, then case-insensitive, like Spark); CheckError otherwise."""
-        if not isinstance(column, str) or not column:
-            raise CheckError("The check names no column.")
         fields = self.columns[name]
-        matches = [f for f in fields if f[0] == column] or [f for f in fields if f[0].casefold() == column.casefold()]
-        if not matches:
-            shown = ", ".join(f[0] for f in fields[:12]) + (
-                f", and {len(fields) - 12} more" if len(fields) > 12 else ""
-            )
-            raise CheckError(f"Unknown column {column!r}; the batch has the columns {shown}.")
-        if len(matches) > 1:
-            raise CheckError(f"Column {column!r} is ambiguous: the batch has {', '.join(f[0] for f in matches)}.")
+        matches = []
+        if isinstance(column, str) and column:
+            matches = [f for f in fields if f[0] == column] or [
+                f for f in fields if f[0].casefold() == column.casefold()
+            ]
+        if len(matches) != 1:
+            raise column_problem(column, [f[0] for f in fields], [f[0] for f in matches])
         return column_ref(*matches[0])
 
 

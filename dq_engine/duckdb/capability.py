@@ -18,10 +18,19 @@ from dq_engine.errors import CheckError
 from dq_engine.rowchecks.compile import leaf_checks, zoned_time
 from dq_engine.spec import Batch, CheckSpec
 from dq_engine.sql_safety import UnsafeSQL, parse_filter
+from dq_engine.words import fragment, gettext_noop, say
 
-JAVA_ONLY_REGEX = (
-    "needs Java's regex engine (DuckDB's RE2 lacks lookaround, backreferences, possessive quantifiers, "
-    "\\p{..} classes, non-ASCII literals and flags, or answers them differently)"
+# The reasons (dq_engine/words.py: the platform translates them where they fill a refusal's `problem`).
+JAVA_ONLY_REGEX = fragment(
+    gettext_noop(
+        "check %(check)s: the regular expression %(pattern)s needs Java's regex engine (DuckDB's RE2 lacks "
+        "lookaround, backreferences, possessive quantifiers, \\p{..} classes, non-ASCII literals and flags, or "
+        "answers them differently)"
+    ),
+    "problem",
+)
+SPARK_ONLY_FORMAT = fragment(
+    gettext_noop("check %(check)s: the datetime format %(pattern)s is read by Spark only"), "problem"
 )
 
 
@@ -32,14 +41,14 @@ def reason_cannot_check(check: CheckSpec) -> str | None:
     if metric.kind == "conditional_count" and metric.predicate == "regexp_mismatch":
         pattern = metric.get("pattern")
         if isinstance(pattern, str) and pattern and java_to_re2(pattern) is None:
-            return f"check {check.name!r}: the regular expression {pattern!r} {JAVA_ONLY_REGEX}"
+            return say(JAVA_ONLY_REGEX, check=repr(check.name), pattern=repr(pattern))
     if metric.kind == "conditional_count" and metric.predicate == "time_between":
         pattern = metric.get("format")
         if isinstance(pattern, str) and pattern:
             try:
                 spark_datetime_pattern(pattern)
             except CheckError:
-                return f"check {check.name!r}: the datetime format {pattern!r} is read by Spark only"
+                return say(SPARK_ONLY_FORMAT, check=repr(check.name), pattern=repr(pattern))
     if metric.kind in ("custom_sql", "value_comparison"):
         places = ("src_table",) if metric.kind == "custom_sql" else ("src_table", "target_table")
         for field in ("sql", "comparison_sql") if metric.kind == "value_comparison" else ("sql",):
@@ -57,16 +66,16 @@ def _rules_reason(check: CheckSpec) -> str | None:
     for top, rule in leaf_checks(check.metric.get("rules")):
         args = rule.get("args") or []
         pattern = args[0] if args else None
-        where = f"check {check.name!r}, rule {rule.get('name')!r}" + (f" of {top!r}" if top != rule.get("name") else "")
+        where = f"{check.name!r}, rule {rule.get('name')!r}" + (f" of {top!r}" if top != rule.get("name") else "")
         if zoned := zoned_time(rule):
-            return f"{where}: the time {zoned!r} has a zone offset, which Spark converts and DuckDB drops"
+            return f"check {where}: the time {zoned!r} has a zone offset, which Spark converts and DuckDB drops"
         if not isinstance(pattern, str):
             continue
         if rule.get("fn") == "re" and pattern and java_to_re2(pattern) is None:
-            return f"{where}: the regular expression {pattern!r} {JAVA_ONLY_REGEX}"
+            return say(JAVA_ONLY_REGEX, check=where, pattern=repr(pattern))
         if rule.get("fn") == "like" and "\\" in pattern:
             return (
-                f"{where}: the like pattern {pattern!r} holds a backslash, Spark's LIKE escape character "
+                f"check {where}: the like pattern {pattern!r} holds a backslash, Spark's LIKE escape character "
                 "(DuckDB's LIKE has none)"
             )
     return None

@@ -29,6 +29,19 @@ from dq_engine.errors import CheckError
 from dq_engine.sql_safety import ParsedSelect, UnsafeSQL, parse_filter
 from dq_engine.vocabulary import Dialect
 from dq_engine.vocabulary.expressions import string
+from dq_engine.words import gettext_noop, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+MISSING = gettext_noop("The %(what)s is missing.")
+REFUSED = gettext_noop("The %(what)s was refused: %(why)s")
+NEEDS_JAVA_REGEX = gettext_noop(
+    "The regular expression %(pattern)s needs Java's regex engine (DuckDB's RE2 may answer it differently); "
+    "run it on Spark."
+)
+SPARK_ONLY_FORMAT = gettext_noop(
+    "The datetime format %(pattern)s uses %(letter)s, which only Spark reads; run it on Spark."
+)
+EMPTY_FORMAT = gettext_noop("The datetime format %(pattern)s is empty.")
 
 DIALECT = "duckdb"
 
@@ -177,11 +190,11 @@ def portable_query(text: object, placeholders: tuple[str, ...], what: str = "que
     from dq_engine.sql_safety import parse_select
 
     if not isinstance(text, str):
-        raise CheckError(f"The {what} is missing.")
+        raise CheckError(say(MISSING, what=what))
     try:
         parsed = parse_select(text, placeholders)
     except UnsafeSQL as exc:
-        raise CheckError(f"The {what} was refused: {exc}")
+        raise CheckError(say(REFUSED, what=what, why=exc))
     check_portable(parsed.expression, what)
     return parsed
 
@@ -202,10 +215,7 @@ class DuckDBDialect(Dialect):
     def regex_find(self, text: exp.Expression, pattern: str) -> exp.Expression:
         translated = java_to_re2(pattern)
         if translated is None:
-            raise CheckError(
-                f"The regular expression {pattern!r} needs Java's regex engine (DuckDB's RE2 may answer "
-                "it differently); run it on Spark."
-            )
+            raise CheckError(say(NEEDS_JAVA_REGEX, pattern=repr(pattern)))
         return exp.Anonymous(this="regexp_matches", expressions=[text, string(translated)])
 
     def parse_timestamp(self, text: exp.Expression, pattern: str | None) -> exp.Expression:
@@ -243,9 +253,7 @@ def spark_datetime_pattern(pattern: str) -> tuple[str, str]:
     strftime, guard = [], []
     for quoted, field, letter, other in _TOKEN.findall(pattern):
         if letter:
-            raise CheckError(
-                f"The datetime format {pattern!r} uses {letter!r}, which only Spark reads; run it on Spark."
-            )
+            raise CheckError(say(SPARK_ONLY_FORMAT, pattern=repr(pattern), letter=repr(letter)))
         if field:
             strftime.append(_FIELDS[field][0])
             guard.append(_FIELDS[field][1])
@@ -254,5 +262,5 @@ def spark_datetime_pattern(pattern: str) -> tuple[str, str]:
             strftime.append(literal.replace("%", "%%"))
             guard.append("".join(c if c.isalnum() and c.isascii() else f"\\x{{{ord(c):X}}}" for c in literal))
     if not strftime:
-        raise CheckError(f"The datetime format {pattern!r} is empty.")
+        raise CheckError(say(EMPTY_FORMAT, pattern=repr(pattern)))
     return "".join(strftime), "".join(guard)

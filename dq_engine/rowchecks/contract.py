@@ -22,12 +22,29 @@ from typing import Any
 
 from sqlglot import exp
 
-from dq_engine.rowchecks.language import Problem, _close
+from dq_engine.rowchecks.language import DID_YOU_MEAN, USE_ONE_OF, Problem, _close
 from dq_engine.rowchecks.located import Located, YamlError, load
 from dq_engine.vocabulary.expressions import BINARY, BOOLEAN, DATE, NUMERIC, STRING, TIMESTAMP, ColumnRef, is_null
+from dq_engine.words import gettext_noop, say
 
 TYPES = ("string", "integer", "decimal", "float", "number", "boolean", "date", "timestamp", "binary")
 COLUMN_KEYS = ("name", "type", "nullable", "required")
+
+# The messages (dq_engine/words.py: the platform translates them).
+NOT_YAML_TEXT = gettext_noop("The contract must be YAML text with a `columns:` list.")
+EXPECTED_MAPPING = gettext_noop("Expected a mapping with a `columns:` list (and optionally `strict:`).")
+UNKNOWN_TOP_KEY = gettext_noop("Unknown key `%(key)s`; a contract holds `columns:` and `strict:`.")
+NOT_A_FLAG = gettext_noop("`%(key)s:` must be true or false.")
+COLUMNS_NOT_LIST = gettext_noop("`columns:` must be a non-empty list of columns.")
+LISTED_TWICE = gettext_noop("Column `%(name)s` is listed twice.")
+NOT_A_COLUMN = gettext_noop("A column is a mapping with `name:` (and `type:`, `nullable:`, `required:`).")
+UNKNOWN_COLUMN_KEY = gettext_noop("unknown key `%(key)s`%(hint)s")
+NAME_MISSING = gettext_noop("`name:` is missing: the column's name.")
+UNKNOWN_TYPE = gettext_noop("unknown type `%(kind)s`%(hint)s")
+MISSING_COLUMN = gettext_noop("missing column %(name)s")
+WRONG_TYPE = gettext_noop("column %(name)s is %(found)s, not %(wanted)s")
+EXTRA_COLUMN = gettext_noop("extra column %(name)s")
+NULLS_IN_COLUMN = gettext_noop("NULLs in non-nullable column %(name)s (%(count)s rows)")
 
 
 class ContractInvalid(ValueError):
@@ -41,7 +58,7 @@ def parse_contract(text: Any) -> dict[str, Any]:
     if isinstance(text, dict):
         return text  # already the full form
     if not isinstance(text, str):
-        raise ContractInvalid([Problem("The contract must be YAML text with a `columns:` list.")])
+        raise ContractInvalid([Problem(say(NOT_YAML_TEXT))])
     try:
         document = load(text)
     except YamlError as exc:
@@ -49,23 +66,23 @@ def parse_contract(text: Any) -> dict[str, Any]:
     problems: list[Problem] = []
     if document is None or not isinstance(document.value, dict) or "columns" not in document.value:
         line = document.line if document is not None else 1
-        raise ContractInvalid([Problem("Expected a mapping with a `columns:` list (and optionally `strict:`).", line)])
+        raise ContractInvalid([Problem(say(EXPECTED_MAPPING), line)])
     for key, located in document.value.items():
         if key not in ("columns", "strict"):
-            problems.append(Problem(f"Unknown key `{key}`; a contract holds `columns:` and `strict:`.", located.line))
+            problems.append(Problem(say(UNKNOWN_TOP_KEY, key=key), located.line))
     strict = document.value.get("strict", Located(False, document.line))
     if not isinstance(strict.value, bool):
-        problems.append(Problem("`strict:` must be true or false.", strict.line, "", "strict"))
+        problems.append(Problem(say(NOT_A_FLAG, key="strict"), strict.line, "", "strict"))
     items = document.value["columns"]
     if not isinstance(items.value, list) or not items.value:
-        problems.append(Problem("`columns:` must be a non-empty list of columns.", items.line, "columns"))
+        problems.append(Problem(say(COLUMNS_NOT_LIST), items.line, "columns"))
         raise ContractInvalid(problems)
     columns = [_column(item, f"columns[{i}]", problems) for i, item in enumerate(items.value)]
     seen: set[str] = set()
     for index, column in enumerate(columns):
         if column and column["name"] in seen:
             line = items.value[index].line
-            problems.append(Problem(f"Column `{column['name']}` is listed twice.", line, f"columns[{index}]", "name"))
+            problems.append(Problem(say(LISTED_TWICE, name=column["name"]), line, f"columns[{index}]", "name"))
         elif column:
             seen.add(column["name"])
     if problems:
@@ -75,9 +92,7 @@ def parse_contract(text: Any) -> dict[str, Any]:
 
 def _column(item: Located, path: str, problems: list[Problem]) -> dict[str, Any] | None:
     if not isinstance(item.value, dict):
-        problems.append(
-            Problem("A column is a mapping with `name:` (and `type:`, `nullable:`, `required:`).", item.line, path)
-        )
+        problems.append(Problem(say(NOT_A_COLUMN), item.line, path))
         return None
     count = len(problems)
     for key, located in item.value.items():
@@ -85,19 +100,25 @@ def _column(item: Located, path: str, problems: list[Problem]) -> dict[str, Any]
             hint = _close(key, COLUMN_KEYS)
             problems.append(
                 Problem(
-                    f"unknown key `{key}`" + (f"; did you mean `{hint}`?" if hint else "."), located.line, path, key
+                    say(UNKNOWN_COLUMN_KEY, key=key, hint=say(DID_YOU_MEAN, name=hint) if hint else "."),
+                    located.line,
+                    path,
+                    key,
                 )
             )
     name = item.value.get("name")
     if name is None or not isinstance(name.value, str) or not name.value.strip():
-        problems.append(Problem("`name:` is missing: the column's name.", item.line, path, "name"))
+        problems.append(Problem(say(NAME_MISSING), item.line, path, "name"))
     kind = item.value.get("type")
     if kind is not None and kind.value not in TYPES:
         hint = _close(str(kind.value), TYPES)
         problems.append(
             Problem(
-                f"unknown type `{kind.value}`"
-                + (f"; did you mean `{hint}`?" if hint else f"; use one of {', '.join(TYPES)}."),
+                say(
+                    UNKNOWN_TYPE,
+                    kind=kind.value,
+                    hint=say(DID_YOU_MEAN, name=hint) if hint else say(USE_ONE_OF, names=", ".join(TYPES)),
+                ),
                 kind.line,
                 path,
                 "type",
@@ -107,7 +128,7 @@ def _column(item: Located, path: str, problems: list[Problem]) -> dict[str, Any]
     for key in ("nullable", "required"):
         located = item.value.get(key)
         if located is not None and not isinstance(located.value, bool):
-            problems.append(Problem(f"`{key}:` must be true or false.", located.line, path, key))
+            problems.append(Problem(say(NOT_A_FLAG, key=key), located.line, path, key))
         flags[key] = True if located is None else bool(located.value)
     if len(problems) > count:
         return None
@@ -129,15 +150,15 @@ def check_schema(contract: dict[str, Any], columns: Mapping[str, ColumnRef]) -> 
         ref = _find(columns, column["name"])
         if ref is None:
             if column["required"]:
-                found.append(f"missing column {column['name']}")
+                found.append(say(MISSING_COLUMN, name=column["name"]))
             continue
         listed.add(ref.name)
         if column["type"] and not _has_type(ref, column["type"]):
-            found.append(f"column {ref.name} is {ref.type_name or ref.category}, not {column['type']}")
+            found.append(say(WRONG_TYPE, name=ref.name, found=ref.type_name or ref.category, wanted=column["type"]))
         if not column["nullable"]:
             non_nullable.append(ref)
     if contract.get("strict"):
-        found += [f"extra column {name}" for name in columns if name not in listed]
+        found += [say(EXTRA_COLUMN, name=name) for name in columns if name not in listed]
     return ContractCheck(found, non_nullable)
 
 

@@ -35,6 +35,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from dq_engine.rowchecks.located import Located, YamlError, load
+from dq_engine.safe_yaml import AT_LINE
+from dq_engine.words import fragment, gettext_noop, noun, say
 
 # fn name → (short-form spelling or None, what its args are)
 OPERATORS = {
@@ -68,6 +70,59 @@ CHAIN_KEYS = ("type", "name", "clause", "negate", "critical", "checks")
 CLAUSES = ("any", "all")
 MAX_DEPTH = 16  # chains nest; this deep is a mistake, not a rule set
 
+# The messages (dq_engine/words.py: the platform translates them).
+A_CHECK = noun(gettext_noop("check"))
+A_CHAIN = noun(gettext_noop("chain"))
+AT_LINE_WHERE = gettext_noop("line %(line)s: %(where)s: %(message)s")
+NOT_YAML_TEXT = gettext_noop("The checks must be YAML text with a `checks:` list.")
+EXPECTED_MAPPING = gettext_noop("Expected a mapping with a `checks:` list, e.g. `checks: [amount >= 0]`.")
+UNKNOWN_TOP_KEY = gettext_noop("Unknown key `%(key)s`; a check.yaml holds only `checks:`.")
+CHECKS_NOT_LIST = gettext_noop("`checks:` must be a non-empty list of checks.")
+NAME_USED = gettext_noop(
+    "The name `%(name)s` is already used by %(other)s; names must be unique (they are what _dq_failed_checks "
+    "lists). Give one of them a `name:`."
+)
+TOO_DEEP = gettext_noop("Chains nest at most %(depth)s deep.")
+NOT_A_CHECK = gettext_noop("A check is a text like `amount >= 0` or a mapping with `fn:` and `fields:`.")
+FILEDS = gettext_noop("`fileds` read as `fields`; please fix the spelling.")
+FN_MISSING = gettext_noop("`fn:` is missing; use one of %(names)s.")
+FN_IS_A_NAME = gettext_noop("`fn` is a name: write `%(name)s`, not `%(value)s`.")
+UNKNOWN_FUNCTION = gettext_noop("unknown function `%(name)s`%(hint)s")
+FIELDS_MISSING = gettext_noop("`fields:` is missing; list the column(s) the check reads.")
+FIELDS_NOT_LIST = gettext_noop("`fields:` must be a list of column names.")
+FIELDS_TWICE = gettext_noop("`fields:` lists a column twice.")
+NOT_A_FLAG = gettext_noop("`%(key)s:` must be true or false; got %(value)s.")
+BAD_NAME = gettext_noop("`name:` must be a non-empty text of at most 200 characters without commas.")
+KEY_MISSING = gettext_noop("`%(key)s:` is missing; use one of %(names)s.")
+NOT_ONE_OF = gettext_noop("`%(key)s:` must be one of %(names)s; got %(value)s%(hint)s")
+DID_YOU_MEAN = fragment(gettext_noop("; did you mean `%(name)s`?"), "hint")
+USE_ONE_OF = fragment(gettext_noop("; use one of %(names)s."), "hint")
+NESTED_IN_CHAIN = fragment(gettext_noop("; nested checks belong to a chain: add `type: chain`."), "hint")
+CHAIN_HOLDS_CHECKS = fragment(gettext_noop("; a chain holds `checks:`, each with its own fn and fields."), "hint")
+UNKNOWN_KEY = gettext_noop("unknown key `%(key)s` for a %(what)s%(hint)s")
+CHAIN_NEEDS_CHECKS = gettext_noop("A chain needs `checks:`, a non-empty list of checks.")
+CRITICAL_TOP_LEVEL = gettext_noop("`critical:` counts only on a top-level entry; set it on the chain.")
+NOT_SHORT_FORM = gettext_noop(
+    "`%(text)s` is not `field operator value`, e.g. `amount >= 0` or `status in ('paid', 'void')`."
+)
+UNKNOWN_OPERATOR = gettext_noop("unknown operator `%(name)s`%(hint)s")
+NO_VALUE = gettext_noop("`%(text)s` has no value after `%(operator)s`.")
+IN_NEEDS_LIST = gettext_noop("`in` takes a list in parentheses, e.g. `%(field)s in (1, 2)`; got `%(value)s`.")
+IN_EMPTY = gettext_noop("`in ()` lists no values.")
+LIST_UNREADABLE = gettext_noop("Cannot read the list `(%(text)s)`; separate values with commas.")
+LIST_EMPTY_VALUE = gettext_noop("The list `(%(text)s)` has an empty value.")
+TOO_LARGE = gettext_noop("`%(token)s` is too large a number (it would be infinite); infinity is not a valid bound.")
+TAKES_PATTERN = gettext_noop("`%(fn)s` takes one non-empty text argument (the pattern).")
+TAKES_MASK = gettext_noop("`%(fn)s` takes one non-empty text argument (the mask).")
+BAD_REGEX = gettext_noop("not a valid regular expression: %(error)s.")
+TAKES_FINITE = gettext_noop("`%(fn)s` takes a finite number; infinity and NaN are not valid bounds.")
+TAKES_ONE_VALUE = gettext_noop("`%(fn)s` takes exactly one value (a number, a text, true or false); got %(args)s.")
+IN_FINITE = gettext_noop("`in` takes finite numbers; infinity and NaN are not valid values.")
+IN_VALUES = gettext_noop("`in` takes a non-empty list of values (numbers, texts, true or false).")
+TAKES_LENGTH = gettext_noop("`%(fn)s` takes one whole number ≥ 0 (the length); got %(args)s.")
+TAKES_NO_ARGS = gettext_noop("`%(fn)s` takes no args; got %(args)s.")
+NOT_NULL_IF_SET_FIELDS = gettext_noop("`notNullIfSet` needs at least two fields (when one is set, all must be).")
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -83,8 +138,11 @@ class Problem:
 
     def __str__(self) -> str:
         where = ".".join(part for part in (self.entry, self.field) if part)
-        prefix = f"line {self.line}: " if self.line else ""
-        return f"{prefix}{where}: {self.message}" if where else f"{prefix}{self.message}"
+        if not self.line:
+            return f"{where}: {self.message}" if where else self.message
+        if where:
+            return say(AT_LINE_WHERE, line=self.line, where=where, message=self.message)
+        return say(AT_LINE, line=self.line, message=self.message)
 
 
 class RuleSetInvalid(ValueError):
@@ -108,7 +166,7 @@ class RuleSet:
 def parse_rule_set(text: Any) -> RuleSet:
     """The full form of a check.yaml text; RuleSetInvalid listing every problem found."""
     if not isinstance(text, str):
-        raise RuleSetInvalid([Problem("The checks must be YAML text with a `checks:` list.")])
+        raise RuleSetInvalid([Problem(say(NOT_YAML_TEXT))])
     try:
         document = load(text)
     except YamlError as exc:
@@ -167,14 +225,14 @@ class _Reader:
     def document(self, document: Located | None) -> list[dict[str, Any]]:
         if document is None or not isinstance(document.value, dict) or "checks" not in document.value:
             line = document.line if document is not None else 1
-            self.problem("Expected a mapping with a `checks:` list, e.g. `checks: [amount >= 0]`.", line)
+            self.problem(say(EXPECTED_MAPPING), line)
             return []
         unknown = [key for key in document.value if key != "checks"]
         for key in unknown:
-            self.problem(f"Unknown key `{key}`; a check.yaml holds only `checks:`.", document.value[key].line)
+            self.problem(say(UNKNOWN_TOP_KEY, key=key), document.value[key].line)
         entries = document.value["checks"]
         if not isinstance(entries.value, list) or not entries.value:
-            self.problem("`checks:` must be a non-empty list of checks.", entries.line, "checks")
+            self.problem(say(CHECKS_NOT_LIST), entries.line, "checks")
             return []
         checks = self.entries(entries.value, "checks", depth=0)
         self.unique_names(checks, entries.value, "checks")
@@ -192,8 +250,7 @@ class _Reader:
             name = check["name"]
             if name in seen:
                 self.problem(
-                    f"The name `{name}` is already used by {path}[{seen[name]}]; names must be unique "
-                    "(they are what _dq_failed_checks lists). Give one of them a `name:`.",
+                    say(NAME_USED, name=name, other=f"{path}[{seen[name]}]"),
                     item.line,
                     f"{path}[{index}]",
                     "name",
@@ -204,18 +261,18 @@ class _Reader:
     def entry(self, item: Located, path: str, position: int, depth: int) -> dict[str, Any] | None:
         self.lines[path] = item.line
         if depth > MAX_DEPTH:
-            self.problem(f"Chains nest at most {MAX_DEPTH} deep.", item.line, path)
+            self.problem(say(TOO_DEEP, depth=MAX_DEPTH), item.line, path)
             return None
         if isinstance(item.value, str):
             return self.short_form(item, path)
         if not isinstance(item.value, dict):
-            self.problem("A check is a text like `amount >= 0` or a mapping with `fn:` and `fields:`.", item.line, path)
+            self.problem(say(NOT_A_CHECK), item.line, path)
             return None
         mapping = dict(item.value)
         if "fileds" in mapping and "fields" not in mapping:
             mapping["fields"] = mapping.pop("fileds")
             line = (item.key_lines or {}).get("fileds", item.line)
-            self.warnings.append(Problem("`fileds` read as `fields`; please fix the spelling.", line, path, "fileds"))
+            self.warnings.append(Problem(say(FILEDS), line, path, "fileds"))
         kind = self.choice(mapping, "type", ("check", "chain"), path, item.line, default="check")
         if kind == "chain":
             return self.chain(mapping, item, path, position, depth)
@@ -226,7 +283,7 @@ class _Reader:
     # --- one check ------------------------------------------------------------------------------
     def check(self, mapping: dict[str, Located], item: Located, path: str) -> dict[str, Any] | None:
         count = len(self.problems)
-        self.unknown_keys(mapping, CHECK_KEYS, path, "check")
+        self.unknown_keys(mapping, CHECK_KEYS, path, A_CHECK)
         fn = self.fn(mapping.get("fn"), path, item.line)
         fields = self.fields(mapping.get("fields"), path, item.line)
         negate = self.flag(mapping, "negate", path)
@@ -249,28 +306,28 @@ class _Reader:
 
     def fn(self, located: Located | None, path: str, line: int) -> str | None:
         if located is None:
-            self.problem(f"`fn:` is missing; use one of {', '.join(FNS)}.", line, path, "fn")
+            self.problem(say(FN_MISSING, names=", ".join(FNS)), line, path, "fn")
             return None
         value = located.value
         if value in FNS:
             return value
         if value in SHORT_OPERATORS:  # `fn: '>='`: the seed says fn is a name, not an expression
-            self.problem(f"`fn` is a name: write `{SHORT_OPERATORS[value]}`, not `{value}`.", located.line, path, "fn")
+            self.problem(say(FN_IS_A_NAME, name=SHORT_OPERATORS[value], value=value), located.line, path, "fn")
             return None
-        self.problem(f"unknown function `{value}`{_did_you_mean(value, FNS)}", located.line, path, "fn")
+        self.problem(say(UNKNOWN_FUNCTION, name=value, hint=_did_you_mean(value, FNS)), located.line, path, "fn")
         return None
 
     def fields(self, located: Located | None, path: str, line: int) -> list[str] | None:
         if located is None:
-            self.problem("`fields:` is missing; list the column(s) the check reads.", line, path, "fields")
+            self.problem(say(FIELDS_MISSING), line, path, "fields")
             return None
         items = located.value if isinstance(located.value, list) else [located]
         names = [item.value for item in items]
         if not names or not all(isinstance(n, str) and n.strip() for n in names):
-            self.problem("`fields:` must be a list of column names.", located.line, path, "fields")
+            self.problem(say(FIELDS_NOT_LIST), located.line, path, "fields")
             return None
         if len(set(names)) != len(names):
-            self.problem("`fields:` lists a column twice.", located.line, path, "fields")
+            self.problem(say(FIELDS_TWICE), located.line, path, "fields")
             return None
         return [n.strip() for n in names]
 
@@ -290,7 +347,7 @@ class _Reader:
         if located is None:
             return False
         if not isinstance(located.value, bool):
-            self.problem(f"`{key}:` must be true or false; got {located.value!r}.", located.line, path, key)
+            self.problem(say(NOT_A_FLAG, key=key, value=repr(located.value)), located.line, path, key)
             return False
         return located.value
 
@@ -301,7 +358,7 @@ class _Reader:
         value = located.value
         if not isinstance(value, str) or not value.strip() or "," in value or len(value) > 200:
             self.problem(
-                "`name:` must be a non-empty text of at most 200 characters without commas.",
+                say(BAD_NAME),
                 located.line,
                 path,
                 "name",
@@ -315,15 +372,18 @@ class _Reader:
         located = mapping.get(key)
         if located is None:
             if default is None:
-                self.problem(f"`{key}:` is missing; use one of {', '.join(allowed)}.", line, path, key)
+                self.problem(say(KEY_MISSING, key=key, names=", ".join(allowed)), line, path, key)
             return default
         if located.value not in allowed:
             self.problem(
-                f"`{key}:` must be one of {', '.join(allowed)}; got {located.value!r}"
-                + (
-                    f"; did you mean `{_close(str(located.value), allowed)}`?"
+                say(
+                    NOT_ONE_OF,
+                    key=key,
+                    names=", ".join(allowed),
+                    value=repr(located.value),
+                    hint=say(DID_YOU_MEAN, name=_close(str(located.value), allowed))
                     if _close(str(located.value), allowed)
-                    else "."
+                    else ".",
                 ),
                 located.line,
                 path,
@@ -336,20 +396,20 @@ class _Reader:
         for key, located in mapping.items():
             if key not in allowed:
                 hint = ""
-                if what == "check" and key in ("clause", "checks"):
-                    hint = "; nested checks belong to a chain: add `type: chain`."
-                elif what == "chain" and key in ("fn", "fields", "args"):
-                    hint = "; a chain holds `checks:`, each with its own fn and fields."
+                if what == A_CHECK and key in ("clause", "checks"):
+                    hint = say(NESTED_IN_CHAIN)
+                elif what == A_CHAIN and key in ("fn", "fields", "args"):
+                    hint = say(CHAIN_HOLDS_CHECKS)
                 else:
                     hint = _did_you_mean(key, allowed)
-                self.problem(f"unknown key `{key}` for a {what}{hint}", located.line, path, key)
+                self.problem(say(UNKNOWN_KEY, key=key, what=what, hint=hint), located.line, path, key)
 
     # --- a chain --------------------------------------------------------------------------------
     def chain(
         self, mapping: dict[str, Located], item: Located, path: str, position: int, depth: int
     ) -> dict[str, Any] | None:
         count = len(self.problems)
-        self.unknown_keys(mapping, CHAIN_KEYS, path, "chain")
+        self.unknown_keys(mapping, CHAIN_KEYS, path, A_CHAIN)
         clause = self.choice(mapping, "clause", CLAUSES, path, item.line)
         negate = self.flag(mapping, "negate", path)
         critical = self.flag(mapping, "critical", path)
@@ -357,14 +417,14 @@ class _Reader:
         nested = mapping.get("checks")
         if nested is None or not isinstance(nested.value, list) or not nested.value:
             line = nested.line if nested is not None else item.line
-            self.problem("A chain needs `checks:`, a non-empty list of checks.", line, path, "checks")
+            self.problem(say(CHAIN_NEEDS_CHECKS), line, path, "checks")
             return None
         checks = self.entries(nested.value, f"{path}.checks", depth + 1)
         for check, located in zip(checks, nested.value, strict=True):
             if check is not None and check.get("critical"):
                 self.warnings.append(
                     Problem(
-                        "`critical:` counts only on a top-level entry; set it on the chain.",
+                        say(CRITICAL_TOP_LEVEL),
                         located.line,
                         path,
                         "checks",
@@ -418,38 +478,36 @@ def parse_short(text: str) -> tuple[str, str, list[Any]]:
     if match is None:
         other = _ANY_OPERATOR.match(text)
         if other is None or not other.group("value").strip():
-            raise ValueError(
-                f"`{text}` is not `field operator value`, e.g. `amount >= 0` or `status in ('paid', 'void')`."
-            )
+            raise ValueError(say(NOT_SHORT_FORM, text=text))
         spelling = other.group("op")
         suggestion = _LOOKALIKES.get(spelling.lower()) or _close(spelling, list(SHORT_OPERATORS))
-        hint = f"; did you mean `{suggestion}`?" if suggestion else f"; use one of {' '.join(SHORT_OPERATORS)}."
-        raise ValueError(f"unknown operator `{spelling}`{hint}")
+        hint = say(DID_YOU_MEAN, name=suggestion) if suggestion else say(USE_ONE_OF, names=" ".join(SHORT_OPERATORS))
+        raise ValueError(say(UNKNOWN_OPERATOR, name=spelling, hint=hint))
     field = _unquote_identifier(match.group("field"))
     fn = SHORT_OPERATORS[match.group("op").lower()]
     value = match.group("value").strip()
     if not value:
-        raise ValueError(f"`{text}` has no value after `{match.group('op')}`.")
+        raise ValueError(say(NO_VALUE, text=text, operator=match.group("op")))
     if fn == "re":
         return field, fn, [_unquote(value) if _quoted(value) else value]
     if fn == "in":
         if not (value.startswith("(") and value.endswith(")")) and not (value.startswith("[") and value.endswith("]")):
-            raise ValueError(f"`in` takes a list in parentheses, e.g. `{field} in (1, 2)`; got `{value}`.")
+            raise ValueError(say(IN_NEEDS_LIST, field=field, value=value))
         return field, fn, _list_values(value[1:-1])
     return field, fn, [_literal(value)]
 
 
 def _list_values(text: str) -> list[Any]:
     if not text.strip():
-        raise ValueError("`in ()` lists no values.")
+        raise ValueError(say(IN_EMPTY))
     values, position = [], 0
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None or match.end() == position:
-            raise ValueError(f"Cannot read the list `({text})`; separate values with commas.")
+            raise ValueError(say(LIST_UNREADABLE, text=text))
         token = match.group(1)
         if not token:
-            raise ValueError(f"The list `({text})` has an empty value.")
+            raise ValueError(say(LIST_EMPTY_VALUE, text=text))
         values.append(_literal(token))
         position = match.end()
     return values
@@ -472,7 +530,7 @@ def _literal(token: str) -> Any:
         return int(number)
     value = float(token)
     if not math.isfinite(value):
-        raise ValueError(f"`{token}` is too large a number (it would be infinite); infinity is not a valid bound.")
+        raise ValueError(say(TOO_LARGE, token=token))
     return value
 
 
@@ -493,33 +551,33 @@ def _unquote_identifier(token: str) -> str:
 def _args_problem(fn: str, fields: list[str], args: list[Any]) -> str | None:
     if fn in ("re", "like"):
         if len(args) != 1 or not isinstance(args[0], str) or not args[0]:
-            return f"`{fn}` takes one non-empty text argument (the {'pattern' if fn == 're' else 'mask'})."
+            return say(TAKES_PATTERN if fn == "re" else TAKES_MASK, fn=fn)
         if fn == "re":
             try:
                 re.compile(args[0])
             except re.error as exc:
-                return f"not a valid regular expression: {exc}."
+                return say(BAD_REGEX, error=exc)
         return None
     if fn in ("eq", "ne", "gt", "lt", "ge", "le"):
         if len(args) == 1 and _not_finite(args[0]):
-            return f"`{fn}` takes a finite number; infinity and NaN are not valid bounds."
+            return say(TAKES_FINITE, fn=fn)
         if len(args) != 1 or not _scalar(args[0]):
-            return f"`{fn}` takes exactly one value (a number, a text, true or false); got {args!r}."
+            return say(TAKES_ONE_VALUE, fn=fn, args=repr(args))
         return None
     if fn == "in":
         if any(_not_finite(a) for a in args):
-            return "`in` takes finite numbers; infinity and NaN are not valid values."
+            return say(IN_FINITE)
         if not args or not all(_scalar(a) for a in args):
-            return "`in` takes a non-empty list of values (numbers, texts, true or false)."
+            return say(IN_VALUES)
         return None
     if fn in ("maxLen", "minLen"):
         if len(args) != 1 or isinstance(args[0], bool) or not isinstance(args[0], int) or args[0] < 0:
-            return f"`{fn}` takes one whole number ≥ 0 (the length); got {args!r}."
+            return say(TAKES_LENGTH, fn=fn, args=repr(args))
         return None
     if args:
-        return f"`{fn}` takes no args; got {args!r}."
+        return say(TAKES_NO_ARGS, fn=fn, args=repr(args))
     if fn == "notNullIfSet" and len(fields) < 2:
-        return "`notNullIfSet` needs at least two fields (when one is set, all must be)."
+        return say(NOT_NULL_IF_SET_FIELDS)
     return None
 
 
@@ -541,4 +599,4 @@ def _close(word: str, candidates: list[str] | tuple[str, ...]) -> str | None:
 
 def _did_you_mean(word: str, candidates) -> str:
     suggestion = _close(word, candidates)
-    return f"; did you mean `{suggestion}`?" if suggestion else f"; use one of {', '.join(candidates)}."
+    return say(DID_YOU_MEAN, name=suggestion) if suggestion else say(USE_ONE_OF, names=", ".join(candidates))

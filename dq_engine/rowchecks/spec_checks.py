@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dq_engine.rowchecks.contract import NULLS_IN_COLUMN
+from dq_engine.words import say
+
 DETAIL_SEPARATOR = "#"  # spec check id of a rule: "<check id>#<rule position>"
 
 
@@ -90,5 +93,5 @@ def contract_details(check_id: str, contract: Any, outcomes: dict[str, Any]) -> 
         outcome = outcomes.get(f"{check_id}{DETAIL_SEPARATOR}{position}") or {}
         count = outcome.get("statistic")
         if outcome.get("status") == "ok" and count:
-            violations.append(f"NULLs in non-nullable column {column['name']} ({int(count)} rows)")
+            violations.append(say(NULLS_IN_COLUMN, name=column["name"], count=int(count)))
     return {"violations": violations}

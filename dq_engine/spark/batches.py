@@ -15,12 +15,13 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from dq_engine.errors import BatchError
+from dq_engine.errors import BAD_SAMPLE, FILTER_NOT_APPLIED, FILTER_REFUSED, UNREADABLE, BatchError
 from dq_engine.plan import BatchPlan
 from dq_engine.spark.jvm import regex_hook
 from dq_engine.spark.readers import describe_source, read_source
 from dq_engine.spec import JobSpec
 from dq_engine.sql_safety import UnsafeSQL, filter_to_spark_sql, parse_filter
+from dq_engine.words import say
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -53,25 +54,23 @@ class Batches:
         """The batch as a DataFrame; BatchError saying why it cannot be read, filtered or sampled."""
         batch = self.spec.batches[name]
         source = self.spec.sources[batch.source]
-        say = self.say
+        explain = self.say
         try:
             frame = read_source(self.spark, source, self.secrets)
         except Exception as exc:  # noqa: BLE001 - any reader failure is this batch's error
-            raise BatchError(f"Batch {name} could not be read ({describe_source(source)}): {say(exc)}") from None
+            raise BatchError(say(UNREADABLE, name=name, source=describe_source(source), why=explain(exc))) from None
         if batch.filter:
             try:
                 parsed = parse_filter(batch.filter, frame.columns)
                 frame = frame.where(filter_to_spark_sql(parsed, regex=regex_hook(self.spark)))
             except UnsafeSQL as exc:
-                raise BatchError(f"The filter of batch {name} was refused: {say(exc)}") from None
+                raise BatchError(say(FILTER_REFUSED, name=name, why=explain(exc))) from None
             except Exception as exc:  # noqa: BLE001 - Spark's analysis of the filter
-                raise BatchError(f"The filter of batch {name} cannot be applied: {say(exc)}") from None
+                raise BatchError(say(FILTER_NOT_APPLIED, name=name, why=explain(exc))) from None
         if batch.sample_fraction is not None:
             fraction = batch.sample_fraction
             if isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction <= 1:
-                raise BatchError(
-                    f"Batch {name}: sample_fraction must be a number in (0, 1]; got {fraction!r}."
-                ) from None
+                raise BatchError(say(BAD_SAMPLE, name=name, value=repr(fraction))) from None
             if fraction < 1:
                 frame = frame.sample(fraction=float(fraction), seed=SAMPLE_SEED)
         if batch.limit is not None:  # a preview's sample: the first rows the source yields

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from dq_engine.errors import CheckError
+from dq_engine.errors import CheckError, column_problem
 from dq_engine.spark.jvm import regex_find
 from dq_engine.spec import Metric
 from dq_engine.vocabulary import METRIC_KINDS, ColumnRef, Dialect
@@ -73,15 +73,12 @@ def resolve_column(df: DataFrame, name: Any) -> tuple[StructField, Column]:
     """The batch's field for a column name: exact match first, then case-insensitive like Spark."""
     from pyspark.sql import functions as F
 
-    if not isinstance(name, str) or not name:
-        raise CheckError("The check names no column.")
     fields = df.schema.fields
-    matches = [f for f in fields if f.name == name] or [f for f in fields if f.name.casefold() == name.casefold()]
-    if not matches:
-        shown = ", ".join(f.name for f in fields[:12]) + (f", and {len(fields) - 12} more" if len(fields) > 12 else "")
-        raise CheckError(f"Unknown column {name!r}; the batch has the columns {shown}.")
-    if len(matches) > 1:
-        raise CheckError(f"Column {name!r} is ambiguous: the batch has {', '.join(f.name for f in matches)}.")
+    matches = []
+    if isinstance(name, str) and name:
+        matches = [f for f in fields if f.name == name] or [f for f in fields if f.name.casefold() == name.casefold()]
+    if len(matches) != 1:
+        raise column_problem(name, [f.name for f in fields], [f.name for f in matches])
     field = matches[0]
     return field, F.col(quote_identifier(field.name))
 

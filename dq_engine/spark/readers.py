@@ -19,8 +19,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from dq_engine.databases import kind_for_url, password_of
+from dq_engine.errors import DATASET, TABLE_AT
 from dq_engine.identifiers import split_identifier
 from dq_engine.spec import FileSource, JdbcSource
+from dq_engine.words import say
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -116,5 +118,5 @@ def read_files(spark: SparkSession, source: FileSource) -> DataFrame:
 def describe_source(source: JdbcSource | FileSource) -> str:
     """How a source is named in messages: no query string (it could hold credentials)."""
     if isinstance(source, JdbcSource):
-        return f"table {source.table} at {source.url.split('?', 1)[0].split(';', 1)[0]}"
-    return f"{source.format} dataset {source.path}"
+        return say(TABLE_AT, table=source.table, where=source.url.split("?", 1)[0].split(";", 1)[0])
+    return say(DATASET, format=source.format, path=source.path)

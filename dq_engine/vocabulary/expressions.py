@@ -17,6 +17,14 @@ from typing import Any
 from sqlglot import exp
 
 from dq_engine.errors import CheckError
+from dq_engine.words import fragment, gettext_noop, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+HOLDS = fragment(gettext_noop("Column %(name)s holds %(kind)s values"), "column")
+TIME_PATTERN = gettext_noop("This engine cannot read times with the pattern %(pattern)s.")
+UNKNOWN_OPERATOR = gettext_noop("Unknown operator %(operator)s; use one of %(names)s.")
+NOT_WHOLE = gettext_noop("The %(what)s must be a whole number; got %(value)s.")
+NOT_NUMBER = gettext_noop("The %(what)s must be a number; got %(value)s.")
 
 # A column's type category: what the predicates decide on. Engines map their own types onto these.
 STRING, NUMERIC, DATE, TIMESTAMP, BOOLEAN, BINARY, OTHER = (
@@ -52,7 +60,7 @@ class ColumnRef:
         return exp.column(self.name, quoted=True)
 
     def describe(self) -> str:
-        return f"Column {self.name!r} holds {self.type_name or self.category} values"
+        return say(HOLDS, name=repr(self.name), kind=self.type_name or self.category)
 
 
 class Dialect:
@@ -73,7 +81,7 @@ class Dialect:
         """`text` read as a timestamp with a Spark datetime pattern (or the default form without
         one); NULL where it does not parse. Raises CheckError for a pattern the engine cannot use."""
         if pattern:
-            raise CheckError(f"This engine cannot read times with the pattern {pattern!r}.")
+            raise CheckError(say(TIME_PATTERN, pattern=repr(pattern)))
         return try_cast(text, exp.DataType.build("timestamp"))
 
 
@@ -137,7 +145,7 @@ def compare(left: exp.Expression, operator: str, right: exp.Expression) -> exp.E
     """left <operator> right, for length operators and accuracy mappings (`<=>`: NULL matches NULL)."""
     node = _COMPARISONS.get(operator)
     if node is None:
-        raise CheckError(f"Unknown operator {operator!r}; use one of {' '.join(_COMPARISONS)}.")
+        raise CheckError(say(UNKNOWN_OPERATOR, operator=repr(operator), names=" ".join(_COMPARISONS)))
     return node(this=left, expression=right)
 
 
@@ -148,17 +156,17 @@ def as_text(column: ColumnRef) -> exp.Expression:
 
 def whole_number(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise CheckError(f"The {what} must be a whole number; got {value!r}.")
+        raise CheckError(say(NOT_WHOLE, what=what, value=repr(value)))
     try:
         return int(value)
     except ValueError:
-        raise CheckError(f"The {what} must be a whole number; got {value!r}.")
+        raise CheckError(say(NOT_WHOLE, what=what, value=repr(value)))
 
 
 def finite_number(value: Any, what: str) -> int | float:
     """A bound as an int or a float (numbers and numeric text accepted); CheckError otherwise."""
     if isinstance(value, bool):
-        raise CheckError(f"The {what} must be a number; got {value!r}.")
+        raise CheckError(say(NOT_NUMBER, what=what, value=repr(value)))
     if isinstance(value, int):
         return value
     if isinstance(value, float) and math.isfinite(value):
@@ -167,7 +175,7 @@ def finite_number(value: Any, what: str) -> int | float:
         try:
             parsed = Decimal(str(value).strip())
         except InvalidOperation:
-            raise CheckError(f"The {what} must be a number; got {value!r}.")
+            raise CheckError(say(NOT_NUMBER, what=what, value=repr(value)))
         if parsed.is_finite():
             return int(parsed) if parsed == parsed.to_integral_value() else float(parsed)
-    raise CheckError(f"The {what} must be a number; got {value!r}.")
+    raise CheckError(say(NOT_NUMBER, what=what, value=repr(value)))

@@ -46,6 +46,18 @@ from dq_engine.vocabulary.expressions import (
 )
 from dq_engine.vocabulary.fields import AGE_UNITS, AGGREGATE_FUNCTIONS, COLUMN, MAPPINGS, Field
 from dq_engine.vocabulary.predicates import PREDICATES
+from dq_engine.words import gettext_noop, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+AGE_UNIT = gettext_noop("The age unit must be one of %(names)s; got %(unit)s.")
+NEWEST_NOT_TIME = gettext_noop("The newest value %(value)s is not a date or a time.")
+ROW_CHECKS_INVALID = gettext_noop("The row checks are not valid: %(problems)s")
+NO_SUCH_CHECK = gettext_noop("The rule set has no check named %(name)s.")
+CONTRACT_INVALID = gettext_noop("The contract is not valid: %(problems)s")
+AGGREGATE_CHOICE = gettext_noop("The aggregate must be one of %(names)s; got %(function)s.")
+NEEDS_NUMERIC = gettext_noop("%(column)s; %(function)s needs a numeric column.")
+FRESHNESS_COLUMN = gettext_noop("%(column)s; freshness needs a date or timestamp column.")
+
 
 # The passes an engine runs (plan.py groups checks by them). CATALOG: the platform answers the
 # check from the source's catalog and metadata; no engine reads rows for it.
@@ -94,13 +106,13 @@ def age(newest: Any, now: datetime, unit: Any) -> float | None:
     for no moment (no rows). A time without a zone is read as UTC, a date as its midnight UTC:
     one rule on every engine, which return such values as they are stored."""
     if unit not in _SECONDS:
-        raise CheckError(f"The age unit must be one of {', '.join(_SECONDS)}; got {unit!r}.")
+        raise CheckError(say(AGE_UNIT, names=", ".join(_SECONDS), unit=repr(unit)))
     if newest is None:
         return None
     if isinstance(newest, date) and not isinstance(newest, datetime):
         newest = datetime(newest.year, newest.month, newest.day)
     if not isinstance(newest, datetime):
-        raise CheckError(f"The newest value {str(newest)[:40]!r} is not a date or a time.")
+        raise CheckError(say(NEWEST_NOT_TIME, value=repr(str(newest)[:40])))
     if newest.tzinfo is None:
         newest = newest.replace(tzinfo=UTC)
     return (now - newest).total_seconds() / _SECONDS[unit]
@@ -222,12 +234,12 @@ def _row_rules(fields: dict, columns: Mapping[str, ColumnRef], dialect: Dialect)
         try:
             rules = parse_rule_set(rules).checks
         except RuleSetInvalid as exc:
-            raise CheckError(f"The row checks are not valid: {exc}") from None
+            raise CheckError(say(ROW_CHECKS_INVALID, problems=exc)) from None
     one = fields.get("rule")
     if one is not None:  # one check's failed rows (the result's details): only it is compiled
         chosen = [rule for rule in rules if isinstance(rule, dict) and rule.get("name") == one]
         if not chosen:
-            raise CheckError(f"The rule set has no check named {one!r}.")
+            raise CheckError(say(NO_SUCH_CHECK, name=repr(one)))
         failed = compile_checks(chosen, columns, dialect)[0].failed
         return RowMetric(aggregate=exp.CountIf(this=failed), predicate=failed)
     compiled = compile_checks(rules, columns, dialect)
@@ -242,7 +254,7 @@ def _schema_contract(fields: dict, columns: Mapping[str, ColumnRef]) -> RowMetri
     try:
         contract = parse_contract(fields.get("contract"))
     except ContractInvalid as exc:
-        raise CheckError(f"The contract is not valid: {exc}") from None
+        raise CheckError(say(CONTRACT_INVALID, problems=exc)) from None
     checked = check_schema(contract, columns)
     one = fields.get("nulls_of")
     if one is not None:  # one non-nullable column's NULL rows (the result's details)
@@ -259,16 +271,16 @@ _AGGREGATES = {"avg": exp.Avg, "sum": exp.Sum, "min": exp.Min, "max": exp.Max}
 def aggregate(column: ColumnRef, function: object) -> exp.Expression:
     allowed = [choice.value for choice in AGGREGATE_FUNCTIONS]
     if function not in allowed:
-        raise CheckError(f"The aggregate must be one of {', '.join(allowed)}; got {function!r}.")
+        raise CheckError(say(AGGREGATE_CHOICE, names=", ".join(allowed), function=repr(function)))
     if column.category != NUMERIC:
-        raise CheckError(f"{column.describe()}; {function} needs a numeric column.")
+        raise CheckError(say(NEEDS_NUMERIC, column=column.describe(), function=function))
     return _AGGREGATES[function](this=column.sql)
 
 
 def newest_time(column: ColumnRef) -> exp.Expression:
     """MAX of a date or timestamp column (freshness); its age is taken when the value is recorded."""
     if column.category not in (DATE, TIMESTAMP):
-        raise CheckError(f"{column.describe()}; freshness needs a date or timestamp column.")
+        raise CheckError(say(FRESHNESS_COLUMN, column=column.describe()))
     return exp.Max(this=column.sql)
 
 

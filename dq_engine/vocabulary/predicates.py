@@ -66,6 +66,32 @@ from dq_engine.vocabulary.expressions import (
     whole_number,
 )
 from dq_engine.vocabulary.fields import LENGTH_OPERATORS, Field
+from dq_engine.words import gettext_noop, noun, say
+
+# The messages (dq_engine/words.py: the platform translates them).
+BEGIN_TIME = noun(gettext_noop("begin time"))
+DEADLINE = noun(gettext_noop("deadline"))
+MINIMUM = noun(gettext_noop("minimum"))
+MAXIMUM = noun(gettext_noop("maximum"))
+LENGTH = noun(gettext_noop("length"))
+END_BEFORE_START = gettext_noop("The window end must not be before its start.")
+NO_BOUNDS = gettext_noop("Give a minimum, a maximum, or both.")
+MAX_BELOW_MIN = gettext_noop("The maximum must not be below the minimum.")
+EMPTY_REGEX = gettext_noop("The regular expression is empty.")
+VALUES_NOT_LIST = gettext_noop("The list of allowed values must be a list.")
+CANNOT_BE_LISTED = gettext_noop("%(column)s, which cannot be listed.")
+LENGTH_OPERATOR = gettext_noop("The length operator must be one of %(names)s; got %(operator)s.")
+FORMAT_NOT_TEXT = gettext_noop("The datetime format must be text, e.g. yyyy-MM-dd HH:mm:ss.")
+TIMELINESS_COLUMN = gettext_noop("%(column)s; timeliness needs a timestamp, date or text column.")
+TIME_MISSING = gettext_noop("The %(what)s is missing; use the form YYYY-MM-DD HH:MM:SS.")
+NOT_A_DATETIME = gettext_noop("The %(what)s %(text)s is not a date and time; use the form YYYY-MM-DD HH:MM:SS.")
+HAS_OFFSET = gettext_noop("The %(what)s %(text)s has a UTC offset; give local time (the session's time zone).")
+BOUND_NOT_DATETIME = gettext_noop(
+    "The %(what)s for a %(kind)s column must be a date or time like 2026-11-30; got %(value)s."
+)
+BOUND_NOT_DATE = gettext_noop("The %(what)s %(value)s is not a date (YYYY-MM-DD).")
+RANGE_COLUMN = gettext_noop("%(column)s; a value range needs a numeric, date or timestamp column.")
+
 
 Fields = Mapping[str, Any]
 Builder = Callable[[ColumnRef, Fields, Dialect], exp.Expression]
@@ -98,7 +124,7 @@ NULL_OR_EMPTY = Predicate("null_or_empty", "NULL or empty", (), _null_or_empty)
 def _regexp_mismatch(column: ColumnRef, fields: Fields, dialect: Dialect) -> exp.Expression:
     pattern = fields.get("pattern")
     if not isinstance(pattern, str) or not pattern:
-        raise CheckError("The regular expression is empty.")
+        raise CheckError(say(EMPTY_REGEX))
     return all_of(is_not_null(column.sql), negate(dialect.regex_find(as_text(column), pattern)))
 
 
@@ -114,7 +140,7 @@ REGEXP_MISMATCH = Predicate(
 def _not_in_list_or_null(column: ColumnRef, fields: Fields, dialect: Dialect) -> exp.Expression:
     values = fields.get("values")
     if not isinstance(values, list):
-        raise CheckError("The list of allowed values must be a list.")
+        raise CheckError(say(VALUES_NOT_LIST))
     values = [v for v in values if v is not None]
     if not values:
         return exp.true()  # nothing is allowed: every row is outside the (empty) list
@@ -123,7 +149,7 @@ def _not_in_list_or_null(column: ColumnRef, fields: Fields, dialect: Dialect) ->
     elif column.category != OTHER and column.type is not None:
         allowed = [try_cast(_literal(v), column.type) for v in values]
     else:
-        raise CheckError(f"{column.describe()}, which cannot be listed.")
+        raise CheckError(say(CANNOT_BE_LISTED, column=column.describe()))
     # IN gives NULL (not false) when a try_cast value is NULL and nothing matched: coalesce.
     listed = exp.Coalesce(this=exp.In(this=column.sql, expressions=allowed), expressions=[exp.false()])
     return any_of(is_null(column.sql), negate(listed))
@@ -154,8 +180,8 @@ def _length_compare(column: ColumnRef, fields: Fields, dialect: Dialect) -> exp.
     operator = fields.get("operator")
     allowed = [choice.value for choice in LENGTH_OPERATORS]
     if operator not in allowed:
-        raise CheckError(f"The length operator must be one of {' '.join(allowed)}; got {operator!r}.")
-    limit = whole_number(fields.get("length"), "length")
+        raise CheckError(say(LENGTH_OPERATOR, names=" ".join(allowed), operator=repr(operator)))
+    limit = whole_number(fields.get("length"), LENGTH)
     text = column.sql if column.category in (STRING, BINARY) else as_text(column)
     return compare(exp.Length(this=text), operator, number(limit))
 
@@ -173,7 +199,7 @@ LENGTH_COMPARE = Predicate(
 
 # --- time_between ---------------------------------------------------------------------------------
 def _time_between(column: ColumnRef, fields: Fields, dialect: Dialect) -> exp.Expression:
-    first, last = _datetime(fields.get("begin"), "begin time"), _datetime(fields.get("end"), "deadline")
+    first, last = _datetime(fields.get("begin"), BEGIN_TIME), _datetime(fields.get("end"), DEADLINE)
     begin, end = _timestamp(first), _timestamp(last)
     if column.category == DATE:
         # A date is its midnight: compare the column as it is stored with the two bounds turned into
@@ -195,10 +221,10 @@ def _time_between(column: ColumnRef, fields: Fields, dialect: Dialect) -> exp.Ex
     elif column.category == STRING:
         pattern = fields.get("format")
         if pattern is not None and not isinstance(pattern, str):
-            raise CheckError("The datetime format must be text, e.g. yyyy-MM-dd HH:mm:ss.")
+            raise CheckError(say(FORMAT_NOT_TEXT))
         moment = dialect.parse_timestamp(column.sql, pattern or None)
     else:
-        raise CheckError(f"{column.describe()}; timeliness needs a timestamp, date or text column.")
+        raise CheckError(say(TIMELINESS_COLUMN, column=column.describe()))
     return all_of(
         is_not_null(moment),
         exp.GTE(this=moment, expression=begin),
@@ -234,22 +260,22 @@ def _compares_as_stored(column: ColumnRef) -> bool:
 
 def _datetime(text: Any, what: str) -> datetime:
     if not isinstance(text, str) or not text.strip():
-        raise CheckError(f"The {what} is missing; use the form YYYY-MM-DD HH:MM:SS.")
+        raise CheckError(say(TIME_MISSING, what=what))
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise CheckError(f"The {what} {text!r} is not a date and time; use the form YYYY-MM-DD HH:MM:SS.")
+        raise CheckError(say(NOT_A_DATETIME, what=what, text=repr(text)))
     if moment.tzinfo is not None:
-        raise CheckError(f"The {what} {text!r} has a UTC offset; give local time (the session's time zone).")
+        raise CheckError(say(HAS_OFFSET, what=what, text=repr(text)))
     return moment
 
 
 def _window_problems(fields: Fields) -> dict[str, str]:
     try:
-        begin, end = _datetime(fields.get("begin"), "begin time"), _datetime(fields.get("end"), "deadline")
+        begin, end = _datetime(fields.get("begin"), BEGIN_TIME), _datetime(fields.get("end"), DEADLINE)
     except CheckError:
         return {}  # each field's own check reports it
-    return {"end": "The window end must not be before its start."} if end < begin else {}
+    return {"end": say(END_BEFORE_START)} if end < begin else {}
 
 
 TIME_BETWEEN = Predicate(
@@ -269,9 +295,9 @@ TIME_BETWEEN = Predicate(
 def _outside_range(column: ColumnRef, fields: Fields, dialect: Dialect) -> exp.Expression:
     low, high = fields.get("min"), fields.get("max")
     if low is None and high is None:
-        raise CheckError("Give a minimum, a maximum, or both.")
-    outside = [compare(column.sql, "<", _bound(column, low, "minimum"))] if low is not None else []
-    outside += [compare(column.sql, ">", _bound(column, high, "maximum"))] if high is not None else []
+        raise CheckError(say(NO_BOUNDS))
+    outside = [compare(column.sql, "<", _bound(column, low, MINIMUM))] if low is not None else []
+    outside += [compare(column.sql, ">", _bound(column, high, MAXIMUM))] if high is not None else []
     return all_of(is_not_null(column.sql), any_of(*outside) if len(outside) > 1 else outside[0])
 
 
@@ -281,32 +307,32 @@ def _bound(column: ColumnRef, value: Any, what: str) -> exp.Expression:
     if column.category in (DATE, TIMESTAMP) and column.type is not None:
         kind = column.category
         if not isinstance(value, str):
-            raise CheckError(f"The {what} for a {kind} column must be a date or time like 2026-11-30; got {value!r}.")
+            raise CheckError(say(BOUND_NOT_DATETIME, what=what, kind=kind, value=repr(value)))
         if kind == DATE:
             try:
                 date.fromisoformat(value.strip())
             except ValueError:
-                raise CheckError(f"The {what} {value!r} is not a date (YYYY-MM-DD).")
+                raise CheckError(say(BOUND_NOT_DATE, what=what, value=repr(value)))
         else:
             _datetime(value, what)
         return try_cast(string(value.strip()), column.type)
-    raise CheckError(f"{column.describe()}; a value range needs a numeric, date or timestamp column.")
+    raise CheckError(say(RANGE_COLUMN, column=column.describe()))
 
 
 def _range_problems(fields: Fields) -> dict[str, str]:
     low, high = fields.get("min"), fields.get("max")
     if low is None and high is None:
-        return {"min": "Give a minimum, a maximum, or both."}
+        return {"min": say(NO_BOUNDS)}
     if low is None or high is None:
         return {}
     try:
-        below = finite_number(low, "minimum") > finite_number(high, "maximum")
+        below = finite_number(low, MINIMUM) > finite_number(high, MAXIMUM)
     except CheckError:
         try:  # date or timestamp bounds (ISO text); a date is its midnight
             below = datetime.fromisoformat(str(low).strip()) > datetime.fromisoformat(str(high).strip())
         except (ValueError, TypeError):
             return {}  # not bounds of one kind: each field's own check reports it
-    return {"max": "The maximum must not be below the minimum."} if below else {}
+    return {"max": say(MAX_BELOW_MIN)} if below else {}
 
 
 OUTSIDE_RANGE = Predicate(

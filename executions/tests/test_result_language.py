@@ -161,3 +161,79 @@ def test_a_result_names_its_built_in_rule_in_the_readers_language(cast, api_as, 
     assert (chinese["template_name"], english["template_name"]) == ("空值检测", "Null check")
     listed = client.get("/api/v1/results/", {"run": run_id}, **CHINESE).json()["results"][0]
     assert listed["template_name"] == "空值检测"
+def test_an_engine_refusal_stored_in_english_reads_in_chinese_while_a_column_named_like_a_word_and_a_database_s_text_stay(
+    cast, api_as, make_check
+):
+    """The engine records its refusals in English (dq_engine/words.py); a Chinese reader gets them
+    in Chinese with the user's own text untouched: a column called `query` is not the word "query"."""
+    refused = make_check("amounts filtered")
+    unknown = make_check("queries counted")
+    beside = make_check("emails present")
+    client = api_as(cast.author)
+    not_a_condition = "The filter must be a condition that is true or false for each row (for example amount > 0); found the number 1."
+    unknown_column = "Unknown column in the filter: query. Known columns include: order_id, amount."
+    database_said = "Table or view dq_test.gone not found; it was dropped, renamed and moved, or never created."
+    run_id = _finish(
+        client,
+        [refused, unknown, beside],
+        {
+            refused: {"status": "error", "message": not_a_condition},
+            unknown: {"status": "error", "message": unknown_column},
+            beside: {"status": "error", "message": database_said},
+        },
+    )
+
+    chinese = {r["check_name"]: r for r in client.get(f"/api/v1/runs/{run_id}/", **CHINESE).json()["results"]}
+    english = {r["check_name"]: r for r in client.get(f"/api/v1/runs/{run_id}/").json()["results"]}
+    assert chinese["amounts filtered"]["message"] == (
+        "过滤条件必须是对每一行为真或假的条件（例如 amount > 0）；发现的是 数字 1。"
+    )
+    assert chinese["queries counted"]["message"] == "过滤条件中有未知字段：query。已知字段包括：order_id, amount。"
+    # What a database said stays as it said it, though "… or …" and "… and …" have a fragment's shape.
+    assert chinese["emails present"]["message"] == database_said
+    assert english["amounts filtered"]["message"] == not_a_condition
+    assert english["queries counted"]["message"] == unknown_column
+    assert Result.objects.get(run_id=run_id, check_version__name="amounts filtered").message == not_a_condition
+
+
+def test_what_the_duckdb_engine_really_writes_for_a_refused_filter_and_an_unknown_column_reads_in_chinese(
+    parquet_dir,
+):
+    """The engine's own document, not a hand-written message: a batch whose filter stacks a DROP
+    TABLE, and a check on a column the files lack beside a healthy row count."""
+    from django.utils import translation
+
+    import dq_engine
+    from executions.stored_words import reworded
+
+    orders = {"kind": "file", "format": "parquet", "path": str(parquet_dir / "orders")}
+    spec = {
+        "run_id": "words",
+        "sources": {"orders": orders},
+        "batches": {
+            "dropping": {"source": "orders", "engine": "duckdb", "filter": "1=1; DROP TABLE x"},
+            "all": {"source": "orders", "engine": "duckdb"},
+        },
+        "checks": [
+            {"id": "refused", "name": "refused", "batch": "dropping", "metric": {"kind": "row_count"}},
+            {
+                "id": "typo",
+                "name": "typo",
+                "batch": "all",
+                "metric": {"kind": "conditional_count", "predicate": "null_or_empty", "column": "stauts"},
+            },
+            {"id": "rows", "name": "rows", "batch": "all", "metric": {"kind": "row_count"}},
+        ],
+    }
+    checks = dq_engine.run(spec, spark=lambda: pytest.fail("Spark must not start"))["checks"]
+
+    assert checks["rows"] == {**checks["rows"], "status": "ok", "statistic": 3}
+    refused, typo = checks["refused"]["message"], checks["typo"]["message"]
+    assert refused.startswith("The filter of batch dropping was refused: ")
+    assert refused.endswith("The filter must be a single boolean expression; found 2 statements.")
+    assert typo.startswith("Unknown column 'stauts'; the batch has the columns ")
+    with translation.override("zh-hans"):
+        assert reworded(refused).startswith("批次 dropping 的过滤条件被拒绝：")
+        assert reworded(refused).endswith("过滤条件必须是单个布尔表达式；发现了 2 条语句。")
+        assert reworded(typo).startswith("未知字段 'stauts'；该批次的字段有 ")
+        assert "order_id" in reworded(typo)

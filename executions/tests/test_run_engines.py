@@ -149,3 +149,14 @@ def test_dq_run_pins_an_engine_and_names_the_batch_it_cannot_read(cast, pg_check
     call_command("dq_run", "--check", str(lake_check), "--engine", "spark", "--user", "author")
 
     assert Run.objects.get().batches["definitions"]["b1"]["engine"] == "spark"
+
+
+def test_an_engine_pin_that_cannot_read_a_batch_is_refused_in_chinese_to_a_chinese_request(cast, api_as, regex_check):
+    body = {"checks": [regex_check], "engine": "duckdb"}
+    refused = api_as(cast.author).post("/api/v1/runs/", body, format="json", HTTP_ACCEPT_LANGUAGE="zh-Hans")
+
+    assert refused.status_code == 400
+    (why,) = refused.json()["fields"]["engine"]
+    assert why.startswith("引擎 'duckdb' 无法运行 ")
+    assert "检查项 'java regex'：正则表达式 '^(?=p)[a-z]+$' 需要 Java 的正则引擎（DuckDB 的 RE2 不支持环视" in why
+    assert Run.objects.count() == 0

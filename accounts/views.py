@@ -12,6 +12,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dq_platform.language import remember_in_session
 from dq_platform.schema import ERROR_RESPONSES
 
 from .lockout import locked_message, seconds_until_unlocked
@@ -110,4 +111,5 @@ class MeView(APIView):
         serializer = PreferenceSerializer(preference, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         serializer.save()
+        remember_in_session(request, preference.language)
         return self._answer(request, preference)

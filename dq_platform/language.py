@@ -3,7 +3,8 @@
 In order, the first that names a language we speak wins:
 1. a `language` cookie, then a `language` header (what DolphinScheduler's own API reads, with its
    values `zh_CN` / `en_US`), so a DolphinScheduler task or page keeps its language here;
-2. the signed-in user's saved choice (`accounts.Preference`; the browser app sends it as
+2. the signed-in user's saved choice (`accounts.Preference`, copied into the session at sign-in
+   and when it is saved, so no request asks the database for it; the browser app sends it as
    Accept-Language too, so this matters for pages Django renders);
 3. the Accept-Language header;
 4. English.
@@ -20,6 +21,8 @@ from django.utils.cache import patch_vary_headers
 
 CHINESE = "zh-hans"
 ENGLISH = "en"
+# The session's copy of the user's saved language (accounts/signals.py, accounts/views.py).
+SESSION_KEY = "dq_language"
 
 
 def language_code(tag: str | None) -> str | None:
@@ -41,11 +44,18 @@ def saved_language(user) -> str | None:
     return language_code(preference.language) if preference is not None else None
 
 
+def remember_in_session(request, language: str) -> None:
+    session = getattr(request, "session", None)
+    if session is not None:
+        session[SESSION_KEY] = language
+
+
 def request_language(request) -> str:
     for tag in (request.COOKIES.get("language"), request.headers.get("language")):
         if code := language_code(tag):
             return code
-    if code := saved_language(getattr(request, "user", None)):
+    session = getattr(request, "session", None)
+    if session is not None and (code := language_code(session.get(SESSION_KEY))):
         return code
     return translation.get_language_from_request(request) or settings.LANGUAGE_CODE
 

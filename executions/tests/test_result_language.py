@@ -161,6 +161,8 @@ def test_a_result_names_its_built_in_rule_in_the_readers_language(cast, api_as, 
     assert (chinese["template_name"], english["template_name"]) == ("空值检测", "Null check")
     listed = client.get("/api/v1/results/", {"run": run_id}, **CHINESE).json()["results"][0]
     assert listed["template_name"] == "空值检测"
+
+
 def test_an_engine_refusal_stored_in_english_reads_in_chinese_while_a_column_named_like_a_word_and_a_database_s_text_stay(
     cast, api_as, make_check
 ):

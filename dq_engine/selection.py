@@ -34,6 +34,17 @@ from dq_engine.words import fragment, gettext_noop, say
 # The messages (dq_engine/words.py: the platform translates them).
 UNKNOWN_ENGINE = gettext_noop("Unknown engine %(engine)s; choose one of %(names)s.")
 CANNOT_RUN = gettext_noop("Engine %(engine)s cannot run %(batch)s: %(problem)s.")
+# Why each batch got its engine (the run page shows it).
+CHOSEN_FOR_RUN = gettext_noop("%(engine)s: chosen for this run")
+PINNED = gettext_noop("%(engine)s: pinned by its datasource")
+AUTO_PUSHDOWN = gettext_noop("auto: a table in one database, computed by the database itself")
+AUTO_NOT_PUSHDOWN = gettext_noop("auto: a database table that pushdown cannot check (%(problem)s)")
+AUTO_NO_PUSHDOWN = gettext_noop("auto: a database table (no pushdown engine is installed)")
+AUTO_SPARK = gettext_noop("auto: Spark reads every kind of source")
+AUTO_PROBLEM = gettext_noop("auto: %(problem)s")
+AUTO_UNLISTED = gettext_noop("auto: the files under %(path)s could not be listed")
+AUTO_TOO_BIG = gettext_noop("auto: %(size)s of files, above the DuckDB limit of %(limit)s")
+AUTO_DUCKDB = gettext_noop("auto: local %(format)s files, %(size)s (DuckDB limit %(limit)s)")
 A_BATCH = fragment(gettext_noop("batch %(name)s"), "batch")
 
 logger = logging.getLogger(__name__)
@@ -84,13 +95,13 @@ def choose_engines(
     named = {name: (describe or {}).get(name) or say(A_BATCH, name=name) for name in spec.batches}
     choices: dict[str, Choice] = {}
     for name in spec.batches:
-        pin, why = (requested, "chosen for this run") if requested != AUTO else ((pins or {}).get(name), None)
+        pin = requested if requested != AUTO else (pins or {}).get(name)
         if pin and pin != AUTO:
-            why = why or "pinned by its datasource"
             problem = engines.problem(pin, spec, name)
             if problem:
                 raise EngineRefused(name, say(CANNOT_RUN, engine=repr(pin), batch=named[name], problem=problem))
-            choices[name] = Choice(pin, f"{pin}: {why}")
+            why = say(CHOSEN_FOR_RUN, engine=pin) if requested != AUTO else say(PINNED, engine=pin)
+            choices[name] = Choice(pin, why)
         else:
             choices[name] = _auto(engines, spec, name, limit)
     _across_datasources(spec, choices, requested, pins or {}, origins or {})
@@ -103,25 +114,25 @@ def _auto(engines: _Engines, spec: JobSpec, name: str, limit: int) -> Choice:
         if PUSHDOWN in ENGINES:
             problem = engines.problem(PUSHDOWN, spec, name)
             if problem is None:
-                return Choice(PUSHDOWN, "auto: a table in one database, computed by the database itself")
-            return Choice(SPARK, f"auto: a database table that pushdown cannot check ({problem})")
-        return Choice(SPARK, "auto: a database table (no pushdown engine is installed)")
+                return Choice(PUSHDOWN, say(AUTO_PUSHDOWN))
+            return Choice(SPARK, say(AUTO_NOT_PUSHDOWN, problem=problem))
+        return Choice(SPARK, say(AUTO_NO_PUSHDOWN))
     if not isinstance(source, FileSource) or DUCKDB not in ENGINES:
-        return Choice(SPARK, "auto: Spark reads every kind of source")
+        return Choice(SPARK, say(AUTO_SPARK))
     problem = engines.problem(DUCKDB, spec, name, reading_only=True)
     if problem:
-        return Choice(SPARK, f"auto: {problem}")
+        return Choice(SPARK, say(AUTO_PROBLEM, problem=problem))
     from dq_engine.duckdb.readers import size_in_bytes
 
     size = size_in_bytes(source.path)
     if size is None:
-        return Choice(SPARK, f"auto: the files under {source.path} could not be listed")
+        return Choice(SPARK, say(AUTO_UNLISTED, path=source.path))
     if size > limit:
-        return Choice(SPARK, f"auto: {_size(size)} of files, above the DuckDB limit of {_size(limit)}")
+        return Choice(SPARK, say(AUTO_TOO_BIG, size=_size(size), limit=_size(limit)))
     problem = engines.problem(DUCKDB, spec, name)
     if problem:
-        return Choice(SPARK, f"auto: {problem}")
-    return Choice(DUCKDB, f"auto: local {source.format} files, {_size(size)} (DuckDB limit {_size(limit)})")
+        return Choice(SPARK, say(AUTO_PROBLEM, problem=problem))
+    return Choice(DUCKDB, say(AUTO_DUCKDB, format=source.format, size=_size(size), limit=_size(limit)))
 
 
 def _across_datasources(

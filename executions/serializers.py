@@ -395,11 +395,13 @@ def batches_as_run(batches: dict, plan: dict | None) -> dict:
         if actual.get("engine") and actual["engine"] != batch.get("engine"):
             batch["engine_chosen"] = batch.get("engine") or ""
             batch["engine"] = actual["engine"]
-            batch["engine_reason"] = actual.get("engine_reason") or (
-                f"{actual['engine']}: the engine chosen at start ({batch['engine_chosen'] or 'auto'}) did not read it"
-            )
+            batch["engine_reason"] = actual.get("engine_reason") or _(
+                "%(engine)s: the engine chosen at start (%(chosen)s) did not read it"
+            ) % {"engine": actual["engine"], "chosen": batch["engine_chosen"] or "auto"}
         elif actual.get("engine_reason"):
             batch["engine_reason"] = actual["engine_reason"]
+        if batch.get("engine_reason"):
+            batch["engine_reason"] = reworded(batch["engine_reason"])  # the engine's words, for the reader
         shown[name] = batch
     return shown
 

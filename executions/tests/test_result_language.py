@@ -239,3 +239,14 @@ def test_what_the_duckdb_engine_really_writes_for_a_refused_filter_and_an_unknow
         assert reworded(refused).endswith("过滤条件必须是单个布尔表达式；发现了 2 条语句。")
         assert reworded(typo).startswith("未知字段 'stauts'；该批次的字段有 ")
         assert "order_id" in reworded(typo)
+
+
+def test_the_run_page_says_why_each_batch_got_its_engine_in_the_readers_language(cast, api_as, make_check):
+    check = make_check("emails present")
+    client = api_as(cast.author)
+    run_id = client.post("/api/v1/runs/", {"checks": [check]}, format="json").json()["id"]
+
+    (chinese,) = client.get(f"/api/v1/runs/{run_id}/", **CHINESE).json()["batches"].values()
+    (english,) = client.get(f"/api/v1/runs/{run_id}/").json()["batches"].values()
+    assert english["engine_reason"] == "auto: a table in one database, computed by the database itself"
+    assert chinese["engine_reason"] == "自动：同一数据库中的表，由数据库自身计算"

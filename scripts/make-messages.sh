@@ -27,7 +27,7 @@ mkdir -p locale/zh_Hans/LC_MESSAGES
   --ignore='.venv/*' --ignore='frontend/*' --ignore='var/*' --ignore='bench/*' --ignore='docs/*' "$@"
 # A stable header: no creation date (it would change in every file on every run and make merges
 # conflict), the language named, and not fuzzy (msgfmt would skip a fuzzy header).
-find . -path ./.venv -prune -o -path '*/locale/zh_Hans/LC_MESSAGES/django.po' -print | while read -r po; do
+find . \( -path ./.venv -o -path ./var -o -path ./frontend \) -prune -o -path '*/locale/zh_Hans/LC_MESSAGES/django.po' -print | while read -r po; do
   python3 - "$po" <<'PY'
 import re, sys
 path = sys.argv[1]

@@ -56,8 +56,8 @@ def test_a_check_that_could_not_be_evaluated_is_told_in_the_channels_language_wi
     chinese, english = mails["zh-team@example.com"]["text"], mails["en-team@example.com"]["text"]
     assert mails["zh-team@example.com"]["subject"] == f"[数据质量] 运行 {run.pk}：statuses readable：1 个无法判定"
     assert f"运行 {run.pk}（调度，业务日期 {run.biz_date:%Y-%m-%d}）结束：错误。" in chinese
-    # The engine's own words (what the database said) stay as written, in both languages.
-    assert "错误：The table orders could not be read: permission denied." in chinese
+    # The engine's sentence is worded in the channel's language; what the database said stays as written.
+    assert "错误：无法读取table orders：permission denied." in chinese
     assert "error: The table orders could not be read: permission denied." in english
     assert "statuses fine" not in chinese and "statuses fine" not in english
 

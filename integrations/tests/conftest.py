@@ -9,12 +9,13 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import psycopg
 import pytest
 
 from conftest import PG, PG_PROBE_DATASOURCE, PROBE_USER
+from tests.support.receiver import serving
 
 SCHEMA = "dq_integrations"
 # order_id, email, status: two NULL e-mails, no empty one (a null check counts '' too).
@@ -160,13 +161,9 @@ def receiver(settings):
         def log_message(self, *args):  # keep the test output clean
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    box.url = f"http://127.0.0.1:{server.server_port}/dagster/prod"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield box
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as port:
+        box.url = f"http://127.0.0.1:{port}/dagster/prod"
+        yield box
 
 
 @pytest.fixture

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+
+from tests.support.receiver import serving
 
 NULL_CHECK = {
     "check_type": "statistics_minus_comparison",
@@ -113,13 +114,9 @@ def webhook_server(settings):
         def log_message(self, *args):  # keep the test output clean
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    hook.url = f"http://127.0.0.1:{server.server_port}/hooks/dq?token=hook-Secret-7781"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield hook
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as port:
+        hook.url = f"http://127.0.0.1:{port}/hooks/dq?token=hook-Secret-7781"
+        yield hook
 
 
 # --- checks and runs ------------------------------------------------------------------------------
